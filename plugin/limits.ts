@@ -1,0 +1,31 @@
+/**
+ * Modes and length limits of the contract, free of any dependency so the browser bundle can share them.
+ * Limits are in UTF-16 code units (what `String.length` counts).
+ */
+export const MODES = ['single', 'multiple', 'text', 'number', 'date', 'directory', 'toggle'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** Modes whose answer is a set of option ids. */
+export const CHOICE_MODES = ['single', 'multiple', 'toggle'] as const satisfies readonly Mode[];
+export type ChoiceMode = (typeof CHOICE_MODES)[number];
+
+export const isChoiceMode = (mode: string): mode is ChoiceMode =>
+  (CHOICE_MODES as readonly string[]).includes(mode);
+
+export const LIMITS = {
+  /** `title` of the question. */
+  title: 200,
+  /** `description` of the question. */
+  description: 2000,
+  /** Options per question (choice modes need at least one). */
+  options: 50,
+  optionId: 128,
+  optionLabel: 200,
+  optionDescription: 500,
+  submitLabel: 40,
+  /** Typed text in `customInput` (text answers and the "Other" box). */
+  customInput: 8000,
+  sessionId: 128,
+  /** JSON body of `POST /api/chat/continue`. */
+  bodyBytes: 64 * 1024,
+} as const;

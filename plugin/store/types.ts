@@ -1,0 +1,97 @@
+/**
+ * The pending store's typed surface. Everything in the plugin and the loop talks to this interface; each
+ * backend (memory, SQLite, Redis) implements it on Keyv plus the backend's own atomic operation, and runs
+ * the one contract suite in tests/plugin/store/.
+ */
+import type { Answer, AskUserForm, InteractionStatus, ResolvedStatus } from '../schema.js';
+
+export interface Resolution {
+  status: ResolvedStatus;
+  /** Epoch milliseconds. */
+  at: number;
+  /** For `answered` the user's answer; for the other statuses the cancel answer. */
+  answer: Answer;
+}
+
+export interface InteractionRecord {
+  requestId: string;
+  toolCallId: string;
+  sessionId: string;
+  form: AskUserForm;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  expiresAt: number;
+  status: InteractionStatus;
+  /** Written by the claim in the same atomic step as the status, so a crash after it can be rolled forward. */
+  resolution?: Resolution;
+  /** Set once the ToolResult is in the run's history; a resolved record without it still needs rolling forward. */
+  toolResultWritten?: boolean;
+}
+
+export type ClaimOutcome =
+  | { ok: true; record: InteractionRecord }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'already_resolved'; record: InteractionRecord }
+  | { ok: false; reason: 'expired'; record: InteractionRecord };
+
+export interface ClaimOptions {
+  /** Claim even past `expiresAt` (used to close an interaction as `expired` or `superseded`). */
+  allowExpired?: boolean;
+}
+
+export interface StateEntry<T> {
+  value: T;
+  /** Opaque; changes on every write. Pass it back as `ifVersion` for compare-and-set. */
+  version: string;
+}
+
+export interface PutStateOptions {
+  /** `null`: write only if absent. A version: write only if unchanged since read. Omitted: unconditional. */
+  ifVersion?: string | null;
+  ttlMs?: number;
+}
+
+export interface PendingStore {
+  readonly kind: 'memory' | 'sqlite' | 'redis' | (string & {});
+  /** Store a new pending interaction and make it the session's current one. */
+  create(record: InteractionRecord): Promise<void>;
+  /**
+   * The record, or undefined when unknown (or past retention). A `pending` record past `expiresAt` is
+   * returned with `status: 'expired'` even if nobody closed it yet: the store never trusts an uncollected entry.
+   */
+  get(requestId: string): Promise<InteractionRecord | undefined>;
+  /** The session's current interaction if it is still pending or expired-but-retained; otherwise undefined. */
+  currentOf(sessionId: string): Promise<InteractionRecord | undefined>;
+  /** Atomically move `pending → resolution.status`; exactly one concurrent caller (any process) gets `ok: true`. */
+  claim(requestId: string, resolution: Resolution, options?: ClaimOptions): Promise<ClaimOutcome>;
+  /** Record that the ToolResult for this interaction is in the run's history. Idempotent. */
+  markToolResultWritten(requestId: string): Promise<void>;
+
+  /** Run state, fences and other small JSON values, with compare-and-set. */
+  getState<T>(key: string): Promise<StateEntry<T> | undefined>;
+  /** Returns false when `ifVersion` did not match (someone else wrote first). */
+  putState<T>(key: string, value: T, options?: PutStateOptions): Promise<boolean>;
+  deleteState(key: string, ifVersion?: string): Promise<boolean>;
+
+  close(): Promise<void>;
+}
+
+/** Any failure to reach the backend, or an answer slower than the store's budget. Maps to 503. */
+export class StoreUnavailableError extends Error {
+  readonly code = 'store_unavailable';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export interface StoreOptions {
+  /** How long finished interactions stay as tombstones so late duplicates get 409/410, not 404. @default 24 h */
+  retentionMs?: number;
+  /** Budget for one store operation before it fails with StoreUnavailableError. @default 1500 */
+  timeoutMs?: number;
+  /** Clock, for tests. @default Date.now */
+  now?: () => number;
+  /** Key prefix, so several apps can share one Redis or SQLite file. @default 'ask_user' */
+  namespace?: string;
+}

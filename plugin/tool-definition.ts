@@ -1,0 +1,56 @@
+/**
+ * The `ask_user` tool as the model sees it (CONTRACT.md §1), generated from the zod schema, plus the
+ * fail-closed fallback for runtimes without an interactive coordinator.
+ */
+import { z } from 'zod';
+import { askUserArgsSchema } from './schema.js';
+
+export const ASK_USER_TOOL_NAME = 'ask_user';
+
+export const ASK_USER_DESCRIPTIONS = {
+  zh: '当任务缺少必要信息时发起结构化追问。支持 single、multiple、text、number、date、directory、toggle；收到用户结果后继续任务。',
+  en: 'Ask the user a structured question when the task lacks required information. Supports single, multiple, text, number, date, directory, toggle; the task continues once the user answers.',
+} as const;
+export type ToolLocale = keyof typeof ASK_USER_DESCRIPTIONS;
+
+let cachedParameters: Record<string, unknown> | undefined;
+
+/** JSON Schema of the arguments; derived once from `askUserArgsSchema`. */
+export function askUserParameters(): Record<string, unknown> {
+  if (!cachedParameters) {
+    const schema = z.toJSONSchema(askUserArgsSchema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+    delete schema.$schema;
+    cachedParameters = schema;
+  }
+  return structuredClone(cachedParameters);
+}
+
+/** Chat Completions `tools[]` entry. */
+export function askUserChatTool(locale: ToolLocale = 'zh') {
+  return {
+    type: 'function' as const,
+    function: { name: ASK_USER_TOOL_NAME, description: ASK_USER_DESCRIPTIONS[locale], parameters: askUserParameters() },
+  };
+}
+
+/** Responses API `tools[]` entry. */
+export function askUserResponsesTool(locale: ToolLocale = 'zh') {
+  return {
+    type: 'function' as const,
+    name: ASK_USER_TOOL_NAME,
+    description: ASK_USER_DESCRIPTIONS[locale],
+    parameters: askUserParameters(),
+    strict: false,
+  };
+}
+
+export interface FallbackToolResult {
+  content: Array<{ type: 'text'; text: string }>;
+  details: Record<string, never>;
+  is_error: true;
+}
+
+/** What a CLI or batch runtime returns for `ask_user`: an explicit error, never a made-up answer. */
+export function askUserFallback(_args?: unknown): FallbackToolResult {
+  return { content: [{ type: 'text', text: 'ask_user 需要在 Web 交互界面中完成。' }], details: {}, is_error: true };
+}

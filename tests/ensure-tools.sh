@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Finds what the tests need outside npm (Chromium, redis-server) and installs it with apt-get when it can.
+# Prints what is missing and exits 1 when it cannot, so a run never silently skips a backend or a browser.
+set -euo pipefail
+need=()
+chromium_bin="${CHROMIUM_PATH:-}"
+if [ -z "$chromium_bin" ]; then
+  for c in /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome; do
+    [ -x "$c" ] && chromium_bin="$c" && break
+  done
+fi
+[ -n "$chromium_bin" ] || need+=(chromium)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "ensure-tools: installing ${need[*]} with apt-get" >&2
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
+  else
+    echo "ensure-tools: missing ${need[*]}. Install them (Debian: sudo apt-get install -y ${need[*]})," >&2
+    echo "or set CHROMIUM_PATH to a Chromium binary. The browser and Redis tests cannot run without them." >&2
+    exit 1
+  fi
+fi
