@@ -1,0 +1,47 @@
+/**
+ * The seam between the plugin's routes and whatever runs the agent: the plugin's own persisted loop
+ * (plugin/loop/) or a host's in-memory loop waiting on a promise (plugin/in-process-host.ts).
+ */
+import type { Answer, ChatEventMap, ChatEventName } from './schema.js';
+import type { InteractionRecord } from './store/types.js';
+
+/** A chat stream being written (CONTRACT.md §3). Writes after the client left are dropped silently. */
+export interface SseSink {
+  send<E extends ChatEventName>(event: E, data: ChatEventMap[E]): void;
+  /** A comment line (`: text`), e.g. the heartbeat. */
+  comment(text: string): void;
+  /** Aborted when the client disconnects or the stream is ended. */
+  readonly signal: AbortSignal;
+  readonly closed: boolean;
+  /** Ends the response. Idempotent. */
+  end(): void;
+}
+
+export interface ResumeContext {
+  /** The interaction as claimed: `status` and `resolution` are final. */
+  record: InteractionRecord;
+  answer: Answer;
+  /** Exact ToolResult content for `record.toolCallId` (CONTRACT.md §4). */
+  toolResultContent: string;
+  /** The continue response's stream. `interaction_resolved` is already written. */
+  sse: SseSink;
+}
+
+export interface ClosedContext {
+  record: InteractionRecord;
+  /** The cancel content plus `reason`, to write for `record.toolCallId` before the model is next called. */
+  toolResultContent: string;
+}
+
+export interface RunHost {
+  /** True when this process can continue the run paused on `record` (persisted state or a live wait). */
+  isResumable(record: InteractionRecord): Promise<boolean>;
+  /**
+   * After a successful claim: write the ToolResult into the run (durably, then `store.markToolResultWritten`),
+   * send `tool_result`, continue the run on `sse`, and finish with a `done` event. For a cancel: write the
+   * cancel ToolResult, send `tool_result`, then `done {reason:"cancelled"}` with no model call.
+   */
+  resume(ctx: ResumeContext): Promise<void>;
+  /** An interaction was closed as `expired` or `superseded`: write its ToolResult and end the paused run. */
+  closed(ctx: ClosedContext): Promise<void>;
+}
