@@ -1,0 +1,150 @@
+/**
+ * Reads a chat stream (CONTRACT.md §3) from a `fetch` Response. The chat endpoints are POSTs, which
+ * `EventSource` cannot send, so the widget reads the body itself: bytes → TextDecoderStream (keeps a
+ * multibyte character split across chunks whole) → eventsource-parser (line endings, comments, multi-line
+ * `data:`) → {@link parseChatEvent} (JSON and minimal-field checks). What does not fit is skipped.
+ */
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { parseChatEvent, type ChatEvent } from './chat-events.js';
+import type { DoneReason } from '../plugin/schema.js';
+
+export type ChatStreamErrorCode = 'http_status' | 'not_event_stream' | 'no_body' | 'event_too_large' | 'stream_failed';
+
+/** Why a Response could not be read as a chat stream. `status` is the HTTP status (0 when not HTTP-related). */
+export class ChatStreamError extends Error {
+  override readonly name = 'ChatStreamError';
+  readonly code: ChatStreamErrorCode;
+  readonly status: number;
+
+  constructor(code: ChatStreamErrorCode, message: string, status = 0, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+export interface ReadChatEventsOptions {
+  /** Aborting stops reading and cancels the body; iteration then ends quietly (no error, no rejection). */
+  signal?: AbortSignal;
+  /** Called for every accepted event, just before the iterator yields it. */
+  onEvent?: (event: ChatEvent) => void;
+  /**
+   * Largest event the parser buffers, in characters. A stream sending more without an event boundary
+   * is broken or hostile; reading stops with `event_too_large`.
+   * @default 1048576
+   */
+  maxEventSize?: number;
+}
+
+const DEFAULT_MAX_EVENT_SIZE = 1024 * 1024;
+const noop = () => {};
+
+/** True for `text/event-stream`, with or without parameters such as `; charset=utf-8`. */
+export function isEventStream(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  return type.split(';')[0]!.trim().toLowerCase() === 'text/event-stream';
+}
+
+/**
+ * Checks that `response` is a 2xx `text/event-stream` with a body and returns that body.
+ * @throws {ChatStreamError} `http_status`, `not_event_stream` or `no_body`.
+ */
+export function eventStreamBody(response: Response): ReadableStream<Uint8Array> {
+  if (!response.ok) {
+    throw new ChatStreamError(
+      'http_status',
+      `Expected a 2xx text/event-stream response, got HTTP ${response.status}; read the JSON error body instead.`,
+      response.status,
+    );
+  }
+  if (!isEventStream(response)) {
+    const type = response.headers.get('content-type') ?? 'no content-type';
+    throw new ChatStreamError(
+      'not_event_stream',
+      `Expected content-type text/event-stream, got ${JSON.stringify(type)}; is the endpoint a chat stream?`,
+      response.status,
+    );
+  }
+  if (!response.body) {
+    throw new ChatStreamError('no_body', 'The event-stream response has no body to read.', response.status);
+  }
+  if (response.bodyUsed) {
+    throw new ChatStreamError('stream_failed', 'The response body was already read; a chat stream is read once.', response.status);
+  }
+  return response.body;
+}
+
+/**
+ * The events of a chat stream, in order. Validates the response at once (throws {@link ChatStreamError}
+ * synchronously), then reads lazily as the iterable is consumed. Reading stops after `done`, the last event
+ * of every stream, or when the body ends, the signal aborts, or the consumer breaks out of the loop.
+ * Single use: the body can be read only once.
+ */
+export function readChatEvents(response: Response, options: ReadChatEventsOptions = {}): AsyncIterableIterator<ChatEvent> {
+  return iterate(eventStreamBody(response), options);
+}
+
+/**
+ * Reads a whole chat stream, calling `onEvent` for each event, and resolves with the `done` reason
+ * (or `null` when the stream ended or was aborted without one).
+ */
+export async function consumeChatEvents(
+  response: Response,
+  options: ReadChatEventsOptions = {},
+): Promise<DoneReason | null> {
+  let reason: DoneReason | null = null;
+  for await (const event of readChatEvents(response, options)) {
+    if (event.event === 'done') reason = event.data.reason;
+  }
+  return reason;
+}
+
+async function* iterate(
+  body: ReadableStream<Uint8Array>,
+  { signal, onEvent, maxEventSize = DEFAULT_MAX_EVENT_SIZE }: ReadChatEventsOptions,
+): AsyncGenerator<ChatEvent, void, undefined> {
+  if (signal?.aborted) {
+    await body.cancel(signal.reason).catch(noop);
+    return;
+  }
+  let tooLarge = false;
+  const reader = body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(
+      new EventSourceParserStream({
+        maxBufferSize: maxEventSize,
+        // Unknown fields and bad `retry:` values are ignorable per the SSE spec; only overflow ends the stream.
+        onError: (error) => {
+          if ((error as { type?: string }).type === 'max-buffer-size-exceeded') tooLarge = true;
+        },
+      }),
+    )
+    .getReader();
+  // Cancelling resolves a pending read() with `done`, so an abort ends the loop below without a rejection.
+  const onAbort = () => void reader.cancel(signal?.reason).catch(noop);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      let step: ReadableStreamReadResult<{ event?: string | undefined; data: string }>;
+      try {
+        step = await reader.read();
+      } catch (cause) {
+        if (signal?.aborted) return;
+        if (tooLarge) {
+          throw new ChatStreamError('event_too_large', `An event exceeded ${maxEventSize} characters; reading stopped.`, 0, { cause });
+        }
+        throw new ChatStreamError('stream_failed', `The chat stream broke off: ${String(cause)}`, 0, { cause });
+      }
+      if (step.done || signal?.aborted) return;
+      const event = parseChatEvent(step.value.event, step.value.data);
+      if (!event) continue;
+      onEvent?.(event);
+      yield event;
+      if (event.event === 'done') return;
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    // Runs on break/return too: release the connection instead of leaving the body half-read.
+    reader.cancel().catch(noop);
+  }
+}
