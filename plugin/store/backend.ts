@@ -1,0 +1,69 @@
+/**
+ * What the generic store (keyed-store.ts) needs from a backend: raw reads through the Keyv adapter, and
+ * one atomic compare-and-swap done with the backend's own means, because Keyv has none.
+ *
+ * Values are stored in Keyv's own envelope, `JSON.stringify({ value, expires })`, so a plain Keyv on the
+ * same table or Redis still reads them; the raw string is what the swap compares.
+ */
+import { StoreError } from './store-errors.js';
+
+/** What a swap expects to find: anything, no row at all, or exactly this raw string. */
+export type Expectation = { kind: 'any' } | { kind: 'absent' } | { kind: 'raw'; raw: string };
+
+export interface SwapRequest {
+  key: string;
+  expect: Expectation;
+  /** New raw value; `null` deletes the row. */
+  next: string | null;
+  /** Physical time to live; undefined keeps the row until deleted. */
+  ttlMs?: number;
+  /**
+   * Epoch ms on this process's clock. A backend must refuse (throw StoreUnavailableError, change nothing)
+   * if it would apply the write later than this, so a caller that gave up can safely retry.
+   */
+  deadline: number;
+}
+
+export interface Backend {
+  readonly kind: 'memory' | 'sqlite' | 'redis';
+  /** Human description for error messages, without credentials. */
+  readonly label: string;
+  /** The stored raw string, or undefined when there is no row. Backend errors propagate. */
+  read(key: string): Promise<string | undefined>;
+  /** Atomic: if the row matches `expect`, write `next`; true when written. */
+  swap(request: SwapRequest): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface Envelope<T> {
+  value: T;
+  /** Epoch ms (real clock) after which Keyv treats the row as gone. */
+  expires?: number;
+}
+
+export function encodeEnvelope<T>(value: T, ttlMs: number | undefined): string {
+  const envelope: Envelope<T> = ttlMs === undefined ? { value } : { value, expires: Date.now() + ttlMs };
+  return JSON.stringify(envelope);
+}
+
+/** The value of a raw row, or undefined when the row is physically expired but not yet collected. */
+export function decodeEnvelope<T>(raw: string, key: string): T | undefined {
+  let envelope: Envelope<T>;
+  try {
+    envelope = JSON.parse(raw) as Envelope<T>;
+  } catch (error) {
+    throw new StoreError('store_corrupt', `value under ${JSON.stringify(key)} is not JSON; is another app writing to this namespace?`, { cause: error });
+  }
+  if (envelope === null || typeof envelope !== 'object' || !('value' in envelope)) {
+    throw new StoreError('store_corrupt', `value under ${JSON.stringify(key)} is not a Keyv envelope { value, expires }`);
+  }
+  if (typeof envelope.expires === 'number' && Date.now() > envelope.expires) return undefined;
+  return envelope.value;
+}
+
+/** True when `expect` holds for the row currently stored as `current`. */
+export function matches(expect: Expectation, current: string | undefined): boolean {
+  if (expect.kind === 'any') return true;
+  if (expect.kind === 'absent') return current === undefined;
+  return current === expect.raw;
+}

@@ -1,0 +1,53 @@
+/**
+ * In-process backend: Keyv's default Map store. The swap is atomic because it is synchronous: nothing
+ * awaits between reading the current row and writing the next one, so no other callback can interleave.
+ * Good for one process and for tests; it shares nothing across processes or restarts.
+ */
+import Keyv from 'keyv';
+import { matches, type Backend, type SwapRequest } from './backend.js';
+import { StoreUnavailableError } from './types.js';
+
+export interface MemoryBackendOptions {
+  /** Rows to use; pass the same Map to two stores to let them share a "backend". @default a new Map */
+  map?: Map<string, string>;
+  /** How often physically expired rows are dropped. @default 60000 */
+  sweepEveryMs?: number;
+}
+
+export function createMemoryBackend({ map = new Map(), sweepEveryMs = 60_000 }: MemoryBackendOptions = {}): Backend {
+  // Keyv owns the Map so a plain Keyv reader sees the same envelope format; we only touch it synchronously.
+  const keyv = new Keyv<unknown>({ store: map, namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
+  const rows = keyv.store as Map<string, string>;
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [key, raw] of rows) {
+      const expires = expiresOf(raw);
+      if (expires !== undefined && now > expires) rows.delete(key);
+    }
+  }, sweepEveryMs);
+  sweep.unref();
+
+  return {
+    kind: 'memory',
+    label: 'memory',
+    read: async (key) => rows.get(key),
+    swap: async ({ key, expect, next, deadline }: SwapRequest) => {
+      if (Date.now() > deadline) throw new StoreUnavailableError('memory store write came after its deadline; nothing was written');
+      if (!matches(expect, rows.get(key))) return false;
+      if (next === null) rows.delete(key);
+      else rows.set(key, next);
+      return true;
+    },
+    close: async () => clearInterval(sweep),
+  };
+}
+
+function expiresOf(raw: string): number | undefined {
+  try {
+    const expires = (JSON.parse(raw) as { expires?: unknown }).expires;
+    return typeof expires === 'number' ? expires : undefined;
+  } catch {
+    return undefined;
+  }
+}

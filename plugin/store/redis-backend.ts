@@ -1,0 +1,113 @@
+/**
+ * Redis backend: @keyv/redis for reads, over a node-redis client we configure ourselves so it never waits
+ * on a dead server (no offline queue, bounded connect, capped reconnect backoff). The swap is one Lua
+ * script — Redis runs scripts atomically — sent through the same client's EVAL.
+ *
+ * The script also refuses to write past a deadline read from the server's own clock (TIME), translated
+ * from ours by an offset measured on each (re)connect. A command stuck behind a paused server therefore
+ * changes nothing when it finally runs, and the caller that got "store unavailable" may retry safely.
+ */
+import Keyv from 'keyv';
+import KeyvRedis, { createClient } from '@keyv/redis';
+import type { Backend, SwapRequest } from './backend.js';
+import { withinBudget } from './store-errors.js';
+import { StoreUnavailableError } from './types.js';
+
+export interface RedisBackendOptions {
+  /** The store's per-operation budget; connect attempts use it too. */
+  timeoutMs: number;
+}
+
+// KEYS[1]; ARGV: mode (any|absent|raw), expected raw, next raw, ttl ms (0 = none), deadline on the
+// server clock in ms (0 = none), delete (1|0). Returns 1 written, 0 expectation failed, -1 too late.
+const SWAP_SCRIPT = `
+if ARGV[5] ~= '0' then
+  local t = redis.call('TIME')
+  local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if nowMs > tonumber(ARGV[5]) then return -1 end
+end
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == 'absent' then
+  if current then return 0 end
+elseif ARGV[1] == 'raw' then
+  if current ~= ARGV[2] then return 0 end
+end
+if ARGV[6] == '1' then
+  redis.call('DEL', KEYS[1])
+elseif ARGV[4] ~= '0' then
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+else
+  redis.call('SET', KEYS[1], ARGV[3])
+end
+return 1
+`;
+
+export async function openRedisBackend(target: { url: string; label: string }, { timeoutMs }: RedisBackendOptions): Promise<Backend> {
+  const client = createClient({
+    url: target.url,
+    // While disconnected, fail commands at once instead of queueing them past the budget.
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: timeoutMs,
+      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
+    },
+  });
+  // node-redis emits every failed reconnect; the operations report them, the process must not crash.
+  client.on('error', () => undefined);
+  const adapter = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
+  const keyv = new Keyv<unknown>({ store: adapter, namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
+  keyv.on('error', () => undefined);
+
+  /** Server clock minus ours, in ms; undefined until measured (then writes go without a deadline). */
+  let offsetMs: number | undefined;
+  const calibrate = async () => {
+    const before = Date.now();
+    const reply = (await client.sendCommand(['TIME'])) as unknown as [string, string];
+    const after = Date.now();
+    offsetMs = Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000) - (before + after) / 2;
+  };
+  client.on('ready', () => {
+    calibrate().catch(() => undefined);
+  });
+
+  try {
+    await withinBudget(`connecting to ${target.label}`, timeoutMs, async () => {
+      await client.connect();
+      await calibrate();
+    });
+  } catch (error) {
+    client.destroy();
+    throw error;
+  }
+
+  async function swap({ key, expect, next, ttlMs, deadline }: SwapRequest): Promise<boolean> {
+    const serverDeadline = offsetMs === undefined ? 0 : Math.floor(deadline + offsetMs);
+    const reply = await client.eval(SWAP_SCRIPT, {
+      keys: [key],
+      arguments: [
+        expect.kind,
+        expect.kind === 'raw' ? expect.raw : '',
+        next ?? '',
+        String(ttlMs === undefined ? 0 : Math.max(1, Math.ceil(ttlMs))),
+        String(serverDeadline),
+        next === null ? '1' : '0',
+      ],
+    });
+    if (reply === -1) throw new StoreUnavailableError(`${target.label} ran the write after its deadline; nothing was written`);
+    return reply === 1;
+  }
+
+  return {
+    kind: 'redis',
+    label: target.label,
+    read: async (key) => {
+      const raw = await adapter.get<string>(key);
+      return typeof raw === 'string' ? raw : undefined;
+    },
+    swap,
+    close: async () => {
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else if (client.isOpen) client.destroy();
+    },
+  };
+}

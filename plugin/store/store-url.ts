@@ -1,0 +1,41 @@
+/**
+ * The store URL forms `openStore` accepts (CONTRACT.md §7 `ASK_USER_STORE`), parsed once so each backend
+ * gets clean parts and an unknown form fails with one helpful message.
+ */
+import { StoreError } from './store-errors.js';
+
+export type StoreTarget =
+  | { kind: 'memory' }
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'redis'; url: string; label: string };
+
+export const STORE_URL_FORMS = 'memory, sqlite://<file path>, redis://host:port[/db] or rediss://host:port[/db]';
+
+export function parseStoreUrl(url: string): StoreTarget {
+  const trimmed = url.trim();
+  if (trimmed === 'memory' || trimmed === 'memory://') return { kind: 'memory' };
+  if (trimmed.startsWith('sqlite://')) {
+    const file = trimmed.slice('sqlite://'.length);
+    if (file.length === 0) throw invalid(url, 'the sqlite form needs a file path after sqlite://');
+    return { kind: 'sqlite', file };
+  }
+  if (/^rediss?:\/\//.test(trimmed)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(trimmed);
+    } catch (error) {
+      throw invalid(url, 'it is not a valid URL', error);
+    }
+    if (parsed.hostname === '') throw invalid(url, 'the redis form needs a host');
+    if (!/^\/?(\d+)?$/.test(parsed.pathname)) throw invalid(url, 'the path of a redis URL must be a database number');
+    // Keep credentials out of anything we print.
+    const label = `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+    return { kind: 'redis', url: trimmed, label };
+  }
+  throw invalid(url, 'the scheme is not one of them');
+}
+
+function invalid(url: string, why: string, cause?: unknown): StoreError {
+  const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+  return new StoreError('invalid_store_url', `store URL ${JSON.stringify(shown)} is not accepted (${why}); use ${STORE_URL_FORMS}`, { cause });
+}
