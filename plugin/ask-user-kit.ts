@@ -1,0 +1,137 @@
+/**
+ * `createAskUserKit(options)`: everything a Koa agent server needs for `ask_user` — the routes, the
+ * interception its loop calls, the SSE writer for its chat stream, and the store — wired from one
+ * options object.
+ */
+import type { Middleware, ParameterizedContext } from 'koa';
+import { consoleAuditLogger, safeAuditLogger, type AuditLogger } from './audit.js';
+import { createCoordinator, type CloseStatus, type InterceptContext, type InterceptResult, type ToolCallLike } from './coordinator.js';
+import { createInProcessHost, type InProcessAnswer, type InProcessHost } from './in-process-host.js';
+import { lazyStore } from './lazy-store.js';
+import { createRoutes, type Authorize } from './routes.js';
+import { openSse, type OpenSseOptions } from './sse-writer.js';
+import type { RunHost, SseSink } from './host.js';
+import type { InteractionRecord, PendingStore, StoreOptions } from './store/types.js';
+
+export interface AskUserKitOptions {
+  /**
+   * The pending store, or a store URL (`memory`, `sqlite://<file>`, `redis://host:port`) that the kit
+   * opens with `openStore` on first use and closes in `close()`. A store you pass in stays yours to close.
+   * @default 'memory'
+   */
+  store?: PendingStore | string;
+  /** Options for `openStore` when `store` is a URL (`now` defaults to the kit's clock). @default {} */
+  storeOptions?: StoreOptions;
+  /** Lifetime of a question before it expires. @default 1_800_000 (30 minutes) */
+  ttlMs?: number;
+  /** Path prefix of the routes: `${prefix}/chat/continue`, `${prefix}/interactions/pending`. @default '/api' */
+  prefix?: string;
+  /**
+   * Host authorization for continue and pending; resolve `false` to refuse with 403 `forbidden`.
+   * @default undefined (every caller may act on every session)
+   */
+  authorize?: Authorize;
+  /** Audit sink (CONTRACT.md §8); never receives free text. @default one JSON line per entry on stdout */
+  logger?: AuditLogger;
+  /** Interval of the SSE `: ping` comment, ms; 0 turns it off. @default 15000 */
+  heartbeatMs?: number;
+  /** What continues a paused run. @default the in-process host (see `waitForAnswer`) */
+  host?: RunHost;
+  /** Clock in epoch ms, for tests. @default Date.now */
+  now?: () => number;
+  /** Close questions as `expired` with an in-process timer at `expiresAt` (others close on next touch). @default true */
+  expiryTimers?: boolean;
+  /**
+   * Errors no request is waiting for (a failed `host.closed`, a resume that threw mid-stream).
+   * @default `ctx.app.emit('error', err, ctx)` when there is a ctx, else `console.error`
+   */
+  onError?: (err: unknown, ctx?: ParameterizedContext) => void;
+  /** Timer functions of the SSE heartbeat, for tests. @default the global timers */
+  sseTimers?: OpenSseOptions['timers'];
+}
+
+export interface AskUserKit {
+  /** Koa middleware serving both routes (plus 405 for a wrong method); mount with `app.use(kit.routes())`. */
+  routes(): Middleware;
+  /** Split a turn's tool calls, ask the first valid `ask_user`, and say whether the run must pause. */
+  intercept<C extends ToolCallLike>(toolCalls: readonly C[], context: InterceptContext): Promise<InterceptResult<C>>;
+  /** Start a chat stream on `ctx` (headers, heartbeat, disconnect handling). */
+  openSse(ctx: ParameterizedContext, options?: OpenSseOptions): SseSink;
+  /** Close the session's open question before a new user message runs: `superseded` (or `expired`). */
+  supersede(sessionId: string): Promise<InteractionRecord | undefined>;
+  /** Close the session's question as `expired` if it is past `expiresAt`. */
+  expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
+  /** Close one question without an answer; `undefined` when it was already closed. */
+  closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined>;
+  /** In-process loops: pause until the question is answered. Throws when a custom `host` is configured. */
+  waitForAnswer(requestId: string, signal?: AbortSignal): Promise<InProcessAnswer>;
+  readonly store: PendingStore;
+  readonly host: RunHost;
+  readonly ttlMs: number;
+  readonly prefix: string;
+  /** Stop timers, reject in-process waiters, and close the store if the kit opened it. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TTL_MS = 30 * 60 * 1000;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+const defaultOnError = (err: unknown, ctx?: ParameterizedContext) => {
+  if (ctx?.app) ctx.app.emit('error', err, ctx);
+  else console.error('[ask-user-kit]', err);
+};
+
+export function createAskUserKit(options: AskUserKitOptions = {}): AskUserKit {
+  const {
+    store: storeOption = 'memory',
+    storeOptions = {},
+    ttlMs = DEFAULT_TTL_MS,
+    prefix = '/api',
+    authorize,
+    logger = consoleAuditLogger(),
+    heartbeatMs = DEFAULT_HEARTBEAT_MS,
+    now = Date.now,
+    expiryTimers = true,
+    onError = defaultOnError,
+    sseTimers,
+  } = options;
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
+  if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0) throw new TypeError(`heartbeatMs must be 0 (off) or a positive number of milliseconds, got ${heartbeatMs}`);
+  if (prefix !== '' && !prefix.startsWith('/')) throw new TypeError(`prefix must be '' or start with '/', got ${JSON.stringify(prefix)}`);
+
+  const ownsStore = typeof storeOption === 'string';
+  const store = typeof storeOption === 'string' ? lazyStore(storeOption, { now, ...storeOptions }) : storeOption;
+  const inProcess: InProcessHost | undefined = options.host ? undefined : createInProcessHost({ store, onError: (e) => onError(e) });
+  const host: RunHost = options.host ?? inProcess!;
+  const audit = safeAuditLogger(logger, (e) => onError(e));
+  const coordinator = createCoordinator({ store, host, audit, ttlMs, now, expiryTimers, onError: (e) => onError(e) });
+  const normalizedPrefix = prefix.replace(/\/+$/, '');
+  let routes: Middleware | undefined;
+
+  return {
+    routes() {
+      routes ??= createRoutes({ store, host, coordinator, audit, prefix: normalizedPrefix, authorize, heartbeatMs, now, sseTimers, onError });
+      return routes;
+    },
+    intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),
+    openSse: (ctx, sseOptions = {}) => openSse(ctx, { heartbeatMs, ...(sseTimers ? { timers: sseTimers } : {}), ...sseOptions }),
+    supersede: (sessionId) => coordinator.supersede(sessionId),
+    expireDue: (sessionId) => coordinator.expireDue(sessionId),
+    closeInteraction: (requestId, status) => coordinator.closeInteraction(requestId, status),
+    waitForAnswer(requestId, signal) {
+      if (!inProcess) {
+        return Promise.reject(new TypeError('waitForAnswer needs the in-process host; this kit was given its own `host`, which resumes runs itself'));
+      }
+      return inProcess.waitForAnswer(requestId, signal);
+    },
+    store,
+    host,
+    ttlMs,
+    prefix: normalizedPrefix,
+    async close() {
+      coordinator.close();
+      inProcess?.abortAll();
+      if (ownsStore) await store.close();
+    },
+  };
+}

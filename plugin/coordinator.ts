@@ -1,0 +1,232 @@
+/**
+ * Interception (CONTRACT.md §2): an `ask_user` tool call never reaches a tool executor. The coordinator
+ * validates its arguments, records the pending interaction, announces it on the chat stream and tells
+ * the loop to pause once the turn's ordinary tool calls have run. It also closes interactions that end
+ * without an answer (expired, superseded), so the model's history never holds a call without a result.
+ */
+import { ASK_USER_TOOL_NAME } from './tool-definition.js';
+import { closedToolResultText } from './tool-result.js';
+import { recordEntry, type AuditLogger } from './audit.js';
+import { newRequestId } from './request-id.js';
+import { isChoiceMode } from './limits.js';
+import { askUserArgsSchema, type AskUserForm, type UserInputRequired } from './schema.js';
+import type { RunHost, SseSink } from './host.js';
+import type { InteractionRecord, PendingStore } from './store/types.js';
+
+/** A Chat Completions tool call, as the `openai` SDK hands it over. */
+export interface ToolCallLike {
+  id: string;
+  type?: string;
+  function: { name: string; arguments: string | Record<string, unknown> };
+}
+
+/** A ToolResult the loop must append (and send as `tool_result`) for a refused `ask_user` call. */
+export interface ErrorToolResult {
+  toolCallId: string;
+  name: string;
+  content: string;
+  isError: true;
+}
+
+export interface InterceptContext {
+  sessionId: string;
+  /** The chat stream; `user_input_required` is written on it. Omit to deliver `result.event` yourself. */
+  sse?: SseSink;
+}
+
+export interface InterceptResult<C extends ToolCallLike = ToolCallLike> {
+  /** True when a question is now pending: run `ordinaryCalls`, append `errorResults`, then pause the run. */
+  pause: boolean;
+  /** The stored interaction, when `pause`. */
+  interaction?: InteractionRecord;
+  /** The `user_input_required` data as written, when `pause`. */
+  event?: UserInputRequired;
+  /** Every call not named `ask_user`, in their original order, for the normal executor. */
+  ordinaryCalls: C[];
+  /** One error ToolResult per `ask_user` call that was not asked. Nothing of these reached the user. */
+  errorResults: ErrorToolResult[];
+}
+
+export type CloseStatus = 'expired' | 'superseded';
+
+export interface CoordinatorOptions {
+  store: PendingStore;
+  host: RunHost;
+  audit: AuditLogger;
+  /** Interaction lifetime in ms. */
+  ttlMs: number;
+  now: () => number;
+  /** Close interactions as `expired` at `expiresAt` with an in-process timer (others close lazily). */
+  expiryTimers: boolean;
+  /** Failures nobody awaits (a host's `closed` hook, a timer's close), for `app.on('error')`-style logging. */
+  onError: (err: unknown) => void;
+  newId?: () => string;
+}
+
+const CANCEL = { selections: [] as string[], customInput: '', cancelled: true };
+
+/** The `user_input_required` data of a record (CONTRACT.md §3). */
+export function userInputRequiredOf(record: InteractionRecord): UserInputRequired {
+  const { form } = record;
+  const data: UserInputRequired = {
+    id: record.requestId,
+    toolCallId: record.toolCallId,
+    sessionId: record.sessionId,
+    title: form.title,
+    mode: form.mode,
+    expiresAt: new Date(record.expiresAt).toISOString(),
+    resumable: true,
+  };
+  if (form.description !== undefined) data.description = form.description;
+  if (form.options !== undefined) data.options = form.options;
+  if (form.allowCustom !== undefined) data.allowCustom = form.allowCustom;
+  if (form.submitLabel !== undefined) data.submitLabel = form.submitLabel;
+  return data;
+}
+
+type Parsed = { ok: true; form: AskUserForm } | { ok: false; problems: string[] };
+
+/** Parse and validate one call's arguments; the form keeps options only for choice modes. */
+export function parseAskUserArguments(raw: string | Record<string, unknown>): Parsed {
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      return { ok: false, problems: [`arguments are not valid JSON (${(err as Error).message})`] };
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, problems: ['arguments must be a JSON object with at least "title" and "mode"'] };
+  }
+  const result = askUserArgsSchema.safeParse(value);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return path ? `${path}: ${issue.message}` : issue.message;
+    });
+    return { ok: false, problems };
+  }
+  const form: AskUserForm = { ...result.data };
+  if (!isChoiceMode(form.mode)) delete form.options;
+  return { ok: true, form };
+}
+
+const refusal = (toolCallId: string, content: string): ErrorToolResult => ({
+  toolCallId,
+  name: ASK_USER_TOOL_NAME,
+  content,
+  isError: true,
+});
+
+export function createCoordinator(options: CoordinatorOptions) {
+  const { store, host, audit, ttlMs, now, expiryTimers, onError, newId = newRequestId } = options;
+  const timers = new Map<string, ReturnType<typeof setTimeout>>();
+
+  const clearTimer = (requestId: string) => {
+    const t = timers.get(requestId);
+    if (t !== undefined) clearTimeout(t);
+    timers.delete(requestId);
+  };
+
+  /**
+   * Close an interaction that ends without an answer. Exactly one caller across all instances wins the
+   * claim; the others get `undefined`. The host's `closed` hook runs after the claim.
+   */
+  async function closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined> {
+    clearTimer(requestId);
+    const at = now();
+    const outcome = await store.claim(requestId, { status, at, answer: CANCEL }, { allowExpired: true });
+    if (!outcome.ok) return undefined;
+    audit.audit(recordEntry(status, outcome.record, at));
+    try {
+      await host.closed({ record: outcome.record, toolResultContent: closedToolResultText(status) });
+    } catch (err) {
+      onError(err);
+    }
+    return outcome.record;
+  }
+
+  /** A record that still needs closing: pending, or expired by the clock but not yet collected. */
+  const isOpen = (r: InteractionRecord) => r.status === 'pending' || (r.status === 'expired' && !r.resolution);
+  const isPastExpiry = (r: InteractionRecord) => r.status === 'expired' || r.expiresAt <= now();
+
+  /** Close the session's open interaction: `expired` if it is past expiry, else `superseded`. */
+  async function supersede(sessionId: string): Promise<InteractionRecord | undefined> {
+    const current = await store.currentOf(sessionId);
+    if (!current || !isOpen(current)) return undefined;
+    return closeInteraction(current.requestId, isPastExpiry(current) ? 'expired' : 'superseded');
+  }
+
+  /** Close the session's interaction as `expired` if it is past expiry; a live one is left alone. */
+  async function expireDue(sessionId: string): Promise<InteractionRecord | undefined> {
+    const current = await store.currentOf(sessionId);
+    if (!current || !isOpen(current) || !isPastExpiry(current)) return undefined;
+    return closeInteraction(current.requestId, 'expired');
+  }
+
+  function scheduleExpiry(record: InteractionRecord) {
+    if (!expiryTimers) return;
+    const delay = Math.max(0, record.expiresAt - now());
+    // setTimeout caps at 2^31-1 ms; a longer TTL closes lazily instead.
+    if (delay > 2 ** 31 - 1) return;
+    const t = setTimeout(() => {
+      timers.delete(record.requestId);
+      closeInteraction(record.requestId, 'expired').catch(onError);
+    }, delay);
+    t.unref();
+    timers.set(record.requestId, t);
+  }
+
+  async function intercept<C extends ToolCallLike>(
+    toolCalls: readonly C[],
+    { sessionId, sse }: InterceptContext,
+  ): Promise<InterceptResult<C>> {
+    const ordinaryCalls = toolCalls.filter((c) => c.function?.name !== ASK_USER_TOOL_NAME);
+    const errorResults: ErrorToolResult[] = [];
+    let asked: { call: C; form: AskUserForm } | undefined;
+
+    for (const call of toolCalls) {
+      if (call.function?.name !== ASK_USER_TOOL_NAME) continue;
+      const parsed = parseAskUserArguments(call.function.arguments);
+      if (!parsed.ok) {
+        audit.audit({ event: 'rejected', at: new Date(now()).toISOString(), sessionId, toolCallId: call.id, reason: 'invalid_arguments', detail: parsed.problems.join('; ') });
+        errorResults.push(refusal(call.id, `ask_user was not shown to the user because its arguments are invalid: ${parsed.problems.join('; ')}. Fix the arguments and call ask_user again.`));
+      } else if (asked) {
+        audit.audit({ event: 'rejected', at: new Date(now()).toISOString(), sessionId, toolCallId: call.id, mode: parsed.form.mode, reason: 'one_question_at_a_time' });
+        errorResults.push(refusal(call.id, `ask_user was not shown to the user: ask one question at a time. The question of tool call ${asked.call.id} is waiting for the user's answer; ask this one after it, if it is still needed.`));
+      } else {
+        asked = { call, form: parsed.form };
+      }
+    }
+    if (!asked) return { pause: false, ordinaryCalls, errorResults };
+
+    // One session, one pending interaction: an older one still open is closed before the new one exists.
+    await supersede(sessionId);
+    const createdAt = now();
+    const record: InteractionRecord = {
+      requestId: newId(),
+      toolCallId: asked.call.id,
+      sessionId,
+      form: asked.form,
+      createdAt,
+      expiresAt: createdAt + ttlMs,
+      status: 'pending',
+    };
+    await store.create(record);
+    const event = userInputRequiredOf(record);
+    sse?.send('user_input_required', event);
+    audit.audit(recordEntry('asked', record, createdAt));
+    scheduleExpiry(record);
+    return { pause: true, interaction: record, event, ordinaryCalls, errorResults };
+  }
+
+  function close() {
+    for (const t of timers.values()) clearTimeout(t);
+    timers.clear();
+  }
+
+  return { intercept, supersede, expireDue, closeInteraction, clearTimer, close };
+}
+
+export type Coordinator = ReturnType<typeof createCoordinator>;

@@ -1,0 +1,60 @@
+/** Public entry of `ask-user-kit/plugin`. Anything not exported here is internal and may change. */
+export {
+  createAskUserKit,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_TTL_MS,
+  type AskUserKit,
+  type AskUserKitOptions,
+} from './ask-user-kit.js';
+export {
+  createCoordinator,
+  parseAskUserArguments,
+  userInputRequiredOf,
+  type CloseStatus,
+  type Coordinator,
+  type CoordinatorOptions,
+  type ErrorToolResult,
+  type InterceptContext,
+  type InterceptResult,
+  type ToolCallLike,
+} from './coordinator.js';
+export { createRoutes, receiptOf, type Authorize, type RoutesDeps } from './routes.js';
+export { openSse, formatEvent, formatComment, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-writer.js';
+export {
+  AUDIT_EVENTS,
+  consoleAuditLogger,
+  memoryAuditLogger,
+  recordEntry,
+  safeAuditLogger,
+  type AuditEntry,
+  type AuditEvent,
+  type AuditLogger,
+  type AuditReason,
+} from './audit.js';
+export { AskUserError, ERROR_STATUS, isAskUserError, type AskUserErrorOptions, type Receipt } from './errors.js';
+export { newRequestId, REQUEST_ID_PREFIX } from './request-id.js';
+export {
+  createInProcessHost,
+  InProcessHostError,
+  type InProcessAnswer,
+  type InProcessHost,
+  type InProcessHostOptions,
+} from './in-process-host.js';
+export { lazyStore, type LazyStore } from './lazy-store.js';
+export type { ClosedContext, ResumeContext, RunHost, SseSink } from './host.js';
+
+export * from './schema.js';
+export { checkAnswer, isCalendarDate, isFiniteDecimal, isRelativePath, type AnswerCheck, type AnswerProblem, type AnswerShape, type FormShape } from './answer-rules.js';
+export { isChoiceMode, type ChoiceMode } from './limits.js';
+export {
+  ASK_USER_DESCRIPTIONS,
+  ASK_USER_TOOL_NAME,
+  askUserChatTool,
+  askUserFallback,
+  askUserParameters,
+  askUserResponsesTool,
+  type FallbackToolResult,
+  type ToolLocale,
+} from './tool-definition.js';
+export { answerToolResultText, closedToolResultText } from './tool-result.js';
+export * from './store/index.js';

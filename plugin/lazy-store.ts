@@ -1,0 +1,49 @@
+/**
+ * A PendingStore that opens its backend on first use, so `createAskUserKit({ store: 'redis://…' })` can
+ * stay synchronous. An open that failed because the backend was unreachable is retried on the next call
+ * (each failed call surfaces as StoreUnavailableError → 503); a bad URL fails at once.
+ */
+import { openStore, parseStoreUrl } from './store/index.js';
+import { StoreUnavailableError, type PendingStore, type StoreOptions } from './store/types.js';
+
+export interface LazyStore extends PendingStore {
+  /** Resolves once the backend is open; rejects with the open error. */
+  ready(): Promise<PendingStore>;
+}
+
+export function lazyStore(url: string, options: StoreOptions = {}): LazyStore {
+  const { kind } = parseStoreUrl(url);
+  let opening: Promise<PendingStore> | undefined;
+  let closed = false;
+
+  const ready = (): Promise<PendingStore> => {
+    if (closed) return Promise.reject(new StoreUnavailableError('the store was closed'));
+    if (!opening) {
+      opening = openStore(url, options);
+      opening.catch((err: unknown) => {
+        if (err instanceof StoreUnavailableError) opening = undefined;
+      });
+    }
+    return opening;
+  };
+
+  return {
+    kind,
+    ready,
+    create: async (record) => (await ready()).create(record),
+    get: async (requestId) => (await ready()).get(requestId),
+    currentOf: async (sessionId) => (await ready()).currentOf(sessionId),
+    claim: async (requestId, resolution, claimOptions) => (await ready()).claim(requestId, resolution, claimOptions),
+    markToolResultWritten: async (requestId) => (await ready()).markToolResultWritten(requestId),
+    getState: async <T>(key: string) => (await ready()).getState<T>(key),
+    putState: async (key, value, putOptions) => (await ready()).putState(key, value, putOptions),
+    deleteState: async (key, ifVersion) => (await ready()).deleteState(key, ifVersion),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const pending = opening;
+      opening = undefined;
+      if (pending) await (await pending.catch(() => undefined))?.close();
+    },
+  };
+}

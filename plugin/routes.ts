@@ -1,0 +1,245 @@
+/**
+ * `POST {prefix}/chat/continue` and `GET {prefix}/interactions/pending` (CONTRACT.md §4, §5).
+ *
+ * Order of checks on continue, each before anything is consumed:
+ *   body (400/413/415) → authorize (403 forbidden) → lookup (404) → owner (403 session_mismatch) →
+ *   already closed (409 already_answered + receipt) → past expiry (410) → host can resume (409
+ *   not_resumable) → answer fits the stored form (422) → atomic claim (one winner; losers 409/410).
+ * Only the claim consumes the interaction, so every refusal leaves it pending and a retry is safe.
+ *
+ * Body transport decisions (the contract names only 400 for a malformed body):
+ *   - a body over 64 KiB is refused with 413 and code `invalid_request` (the status says why, the code
+ *     stays one of the contract's);
+ *   - a body that is not JSON by Content-Type is refused with 415 and code `invalid_request`;
+ *   - a missing body, unparsable JSON or a body not matching `continueBodySchema` is 400 `invalid_request`.
+ */
+import { Router } from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { Middleware, ParameterizedContext } from 'koa';
+import { checkAnswer } from './answer-rules.js';
+import { recordEntry, type AuditEntry, type AuditLogger } from './audit.js';
+import { AskUserError, type Receipt } from './errors.js';
+import { userInputRequiredOf, type Coordinator } from './coordinator.js';
+import { answerToolResultText } from './tool-result.js';
+import { openSse, type OpenSseOptions } from './sse-writer.js';
+import { LIMITS } from './limits.js';
+import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type PendingInteraction } from './schema.js';
+import type { RunHost } from './host.js';
+import { StoreUnavailableError, type InteractionRecord, type PendingStore } from './store/types.js';
+
+export type Authorize = (ctx: ParameterizedContext, sessionId: string) => boolean | Promise<boolean>;
+
+export interface RoutesDeps {
+  store: PendingStore;
+  host: RunHost;
+  coordinator: Coordinator;
+  audit: AuditLogger;
+  prefix: string;
+  authorize?: Authorize;
+  heartbeatMs: number;
+  now: () => number;
+  sseTimers?: OpenSseOptions['timers'];
+  onError: (err: unknown, ctx?: ParameterizedContext) => void;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const CANCEL: Answer = { selections: [], customInput: '', cancelled: true };
+
+export function receiptOf(record: InteractionRecord): Receipt {
+  const status = record.resolution?.status ?? (record.status === 'pending' ? 'expired' : record.status);
+  return { requestId: record.requestId, toolCallId: record.toolCallId, status, at: iso(record.resolution?.at ?? record.expiresAt) };
+}
+
+const isStoreDown = (err: unknown) =>
+  err instanceof StoreUnavailableError || (err as { code?: unknown } | null)?.code === 'store_unavailable';
+
+/** Anything the store threw that means "unreachable" becomes the contract's 503. */
+function storeError(err: unknown): never {
+  if (isStoreDown(err)) {
+    throw new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.', { cause: err });
+  }
+  throw err;
+}
+
+const jsonBody = bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.bodyBytes, jsonStrict: true });
+
+/** Read the JSON body within the contract's limit, or throw the matching invalid_request. */
+async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {
+  const kind = ctx.request.is('application/json', 'application/*+json');
+  if (kind === null) throw new AskUserError('invalid_request', 'The request has no body; send the answer as a JSON object.');
+  if (kind === false) {
+    throw new AskUserError('invalid_request', `Content-Type ${JSON.stringify(ctx.request.type || '(none)')} is not JSON; send application/json.`, { status: 415 });
+  }
+  try {
+    await jsonBody(ctx as never, async () => {});
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (status === 413) throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
+    if (status === 415) throw new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 });
+    throw new AskUserError('invalid_request', 'The body is not valid JSON.', { cause: err });
+  }
+  // A host-wide body parser may have run first with its own limit; the contract's limit still holds.
+  const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+  if (typeof raw === 'string' && Buffer.byteLength(raw) > LIMITS.bodyBytes) {
+    throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
+  }
+  return ctx.request.body;
+}
+
+export function createRoutes(deps: RoutesDeps): Middleware {
+  const { store, host, coordinator, audit, authorize, heartbeatMs, now, sseTimers, onError } = deps;
+  const prefix = deps.prefix.replace(/\/+$/, '');
+  const router = new Router();
+
+  const respondError = (ctx: ParameterizedContext, err: AskUserError, rejected: Omit<AuditEntry, 'event' | 'at' | 'reason'>) => {
+    audit.audit({ event: 'rejected', at: iso(now()), ...rejected, reason: err.code, detail: err.message });
+    ctx.status = err.status;
+    ctx.body = err.toBody();
+  };
+
+  const checkAuthorized = async (ctx: ParameterizedContext, sessionId: string) => {
+    if (authorize && !(await authorize(ctx, sessionId))) {
+      throw new AskUserError('forbidden', 'This request is not allowed to act on that session.');
+    }
+  };
+
+  /** A record past expiry that nobody closed yet is closed now (audited, run ended) before we answer. */
+  const collectExpired = async (record: InteractionRecord) => {
+    if (record.resolution) return;
+    if (record.status !== 'expired' && record.expiresAt > now()) return;
+    await coordinator.closeInteraction(record.requestId, 'expired');
+  };
+
+  router.post(`${prefix}/chat/continue`, async function continueInteraction(ctx) {
+    let known: Omit<AuditEntry, 'event' | 'at'> = {};
+    let record: InteractionRecord | undefined;
+    try {
+      const parsed = continueBodySchema.safeParse(await readJsonBody(ctx));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const field = issue.path.map(String).join('.') || undefined;
+        const raw = ctx.request.body as Record<string, unknown> | undefined;
+        // Ids are logged only once they are well-formed, so nothing arbitrary reaches the audit trail.
+        const sessionId = sessionIdSchema.safeParse(raw?.sessionId);
+        const requestId = requestIdSchema.safeParse(raw?.requestId);
+        if (sessionId.success) known.sessionId = sessionId.data;
+        if (requestId.success) known.requestId = requestId.data;
+        throw new AskUserError('invalid_request', `${field ?? 'body'}: ${issue.message}`, field ? { field } : {});
+      }
+      const body = parsed.data;
+      known = { sessionId: body.sessionId, requestId: body.requestId };
+      await checkAuthorized(ctx, body.sessionId);
+
+      record = await store.get(body.requestId).catch(storeError);
+      if (!record) throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
+      known = recordEntry('rejected', record, now(), { sessionId: body.sessionId });
+      if (record.sessionId !== body.sessionId) {
+        throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
+      }
+      const answer: Answer = body.cancelled ? CANCEL : { selections: body.selections, customInput: body.customInput, cancelled: false };
+      const known2 = recordEntry('rejected', record, now(), { sessionId: body.sessionId, answer });
+      known = known2;
+      if (record.resolution || (record.status !== 'pending' && record.status !== 'expired')) {
+        const isExpiry = record.resolution?.status === 'expired';
+        if (isExpiry) throw new AskUserError('expired', 'This question expired before it was answered.', { receipt: receiptOf(record) });
+        throw new AskUserError('already_answered', 'This question was already answered or closed.', { receipt: receiptOf(record) });
+      }
+      if (record.status === 'expired' || record.expiresAt <= now()) {
+        await collectExpired(record).catch(storeError);
+        throw new AskUserError('expired', 'This question expired before it was answered.');
+      }
+      if (!(await host.isResumable(record))) {
+        throw new AskUserError('not_resumable', 'The paused run cannot be continued by this server (it was restarted); start the task again.');
+      }
+      if (!body.cancelled) {
+        const check = checkAnswer(record.form, body);
+        if (!check.ok) throw new AskUserError('invalid_answer', check.message, { field: check.field });
+      }
+
+      const at = now();
+      const status = body.cancelled ? 'cancelled' : 'answered';
+      const outcome = await store.claim(record.requestId, { status, at, answer }).catch(storeError);
+      if (!outcome.ok) {
+        if (outcome.reason === 'not_found') throw new AskUserError('not_found', 'No interaction has this requestId.', { field: 'requestId' });
+        if (outcome.reason === 'expired') {
+          await collectExpired(outcome.record).catch(storeError);
+          throw new AskUserError('expired', 'This question expired before it was answered.');
+        }
+        const receipt = receiptOf(outcome.record);
+        if (receipt.status === 'expired') throw new AskUserError('expired', 'This question expired before it was answered.', { receipt });
+        throw new AskUserError('already_answered', 'This question was already answered or closed.', { receipt });
+      }
+
+      const claimed = outcome.record;
+      coordinator.clearTimer(claimed.requestId);
+      audit.audit(recordEntry(status, claimed, at, { answer }));
+      const sse = openSse(ctx, { heartbeatMs, ...(sseTimers ? { timers: sseTimers } : {}) });
+      sse.send('interaction_resolved', {
+        requestId: claimed.requestId,
+        toolCallId: claimed.toolCallId,
+        status,
+        at: iso(at),
+        selections: [...answer.selections],
+        customInputLength: answer.customInput.length,
+      });
+      try {
+        await host.resume({ record: claimed, answer, toolResultContent: answerToolResultText(answer), sse });
+      } catch (err) {
+        // The answer is recorded; the run failed after it. Say so on the stream, log the cause server-side.
+        onError(err, ctx);
+        sse.send('error', { code: isStoreDown(err) ? 'store_unavailable' : 'internal_error', message: 'The run could not continue after your answer was recorded.' });
+        sse.send('done', { reason: 'error' });
+      } finally {
+        sse.end();
+      }
+    } catch (err) {
+      if (!(err instanceof AskUserError)) {
+        if (isStoreDown(err)) return respondError(ctx, new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.'), known);
+        throw err;
+      }
+      respondError(ctx, err, known);
+    }
+  });
+
+  router.get(`${prefix}/interactions/pending`, async function pendingInteraction(ctx) {
+    let known: Omit<AuditEntry, 'event' | 'at'> = {};
+    try {
+      const raw = ctx.query.sessionId;
+      const parsed = sessionIdSchema.safeParse(raw);
+      if (!parsed.success) {
+        throw new AskUserError('invalid_request', raw === undefined ? 'sessionId: required as a query parameter' : `sessionId: ${parsed.error.issues[0]!.message}`, { field: 'sessionId' });
+      }
+      const sessionId = parsed.data;
+      known = { sessionId };
+      await checkAuthorized(ctx, sessionId);
+      const record = await store.currentOf(sessionId).catch(storeError);
+      if (!record || record.sessionId !== sessionId) {
+        ctx.body = { pending: null };
+        return;
+      }
+      const expired = record.status === 'expired' || (record.status === 'pending' && record.expiresAt <= now());
+      if (!expired && record.status !== 'pending') {
+        ctx.body = { pending: null };
+        return;
+      }
+      if (expired) await collectExpired(record).catch(storeError);
+      const pending: PendingInteraction = {
+        ...userInputRequiredOf(record),
+        status: expired ? 'expired' : 'pending',
+        resumable: expired ? false : await host.isResumable(record),
+      };
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { pending };
+    } catch (err) {
+      if (err instanceof AskUserError) return respondError(ctx, err, known);
+      if (isStoreDown(err)) return respondError(ctx, new AskUserError('store_unavailable', 'The interaction store is unreachable; retry shortly.'), known);
+      throw err;
+    }
+  });
+
+  const routes = router.routes();
+  const allowed = router.allowedMethods();
+  return async function askUserRoutes(ctx, next) {
+    await routes(ctx as never, () => allowed(ctx as never, next));
+  };
+}
