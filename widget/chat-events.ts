@@ -46,7 +46,7 @@ export const isUserInputRequired = (data: unknown): data is UserInputRequired =>
 
 /** A pending interaction as `GET /api/interactions/pending` returns it: the form plus its `status`. */
 export const isPendingInteraction = (data: unknown): data is PendingInteraction =>
-  isUserInputRequired(data) && (data.status === 'pending' || data.status === 'expired');
+  isRecord(data) && GUARDS.user_input_required(data) && (data.status === 'pending' || data.status === 'expired');
 
 /**
  * Maps an already-parsed SSE message to a typed event, or `null` when the name is unknown or the data

@@ -29,8 +29,9 @@ export interface ReadChatEventsOptions {
   /** Called for every accepted event, just before the iterator yields it. */
   onEvent?: (event: ChatEvent) => void;
   /**
-   * Largest event the parser buffers, in characters. A stream sending more without an event boundary
-   * is broken or hostile; reading stops with `event_too_large`.
+   * Most characters the parser holds while an event is incomplete (an unfinished line, or data lines awaiting
+   * their blank line). A stream sending more without an event boundary is broken or hostile; reading stops
+   * with `event_too_large`.
    * @default 1048576
    */
   maxEventSize?: number;
@@ -49,7 +50,7 @@ export function isEventStream(response: Response): boolean {
  * Checks that `response` is a 2xx `text/event-stream` with a body and returns that body.
  * @throws {ChatStreamError} `http_status`, `not_event_stream` or `no_body`.
  */
-export function eventStreamBody(response: Response): ReadableStream<Uint8Array> {
+export function eventStreamBody(response: Response): ReadableStream<Uint8Array<ArrayBuffer>> {
   if (!response.ok) {
     throw new ChatStreamError(
       'http_status',
@@ -99,8 +100,27 @@ export async function consumeChatEvents(
   return reason;
 }
 
+/**
+ * The SSE spec ends a line at "a U+000D CARRIAGE RETURN (CR) character not followed by a LF", and a CR that
+ * is the last character of the stream qualifies. A streaming parser cannot know that while it waits for the
+ * next chunk, so a lone-CR stream's closing blank line would be lost with its last event. At the end of the
+ * text, a trailing CR gets the LF it may legally carry: together one line ending, never an extra one.
+ */
+function finalCarriageReturn(): TransformStream<string, string> {
+  let last = '';
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (chunk) last = chunk;
+      controller.enqueue(chunk);
+    },
+    flush(controller) {
+      if (last.endsWith('\r')) controller.enqueue('\n');
+    },
+  });
+}
+
 async function* iterate(
-  body: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array<ArrayBuffer>>,
   { signal, onEvent, maxEventSize = DEFAULT_MAX_EVENT_SIZE }: ReadChatEventsOptions,
 ): AsyncGenerator<ChatEvent, void, undefined> {
   if (signal?.aborted) {
@@ -110,6 +130,7 @@ async function* iterate(
   let tooLarge = false;
   const reader = body
     .pipeThrough(new TextDecoderStream())
+    .pipeThrough(finalCarriageReturn())
     .pipeThrough(
       new EventSourceParserStream({
         maxBufferSize: maxEventSize,
