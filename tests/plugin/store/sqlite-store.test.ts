@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import sqlite3 from 'sqlite3';
+import { openStore } from '../../../plugin/store/open-store.js';
+import { createKeyedStore } from '../../../plugin/store/keyed-store.js';
+import { openSqliteBackend } from '../../../plugin/store/sqlite-backend.js';
+import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
+import { storeContract } from './store-contract.js';
+import { pendingRecord } from './fixtures/records.js';
+
+let dir: TempDir;
+before(async () => {
+  dir = await makeTempDir('ask-user-sqlite-');
+});
+after(async () => {
+  await dir.remove();
+});
+
+storeContract('sqlite', (options) => openStore(`sqlite://${dir.file('contract.db')}`, options));
+
+describe('sqlite backend specifics', () => {
+  function rows(file: string): Promise<Array<{ key: string; value: string }>> {
+    return new Promise((resolve, reject) => {
+      const db = new sqlite3.Database(file);
+      db.all('SELECT key, value FROM keyv ORDER BY key', (error: Error | null, result: Array<{ key: string; value: string }>) => {
+        db.close();
+        if (error) reject(error);
+        else resolve(result);
+      });
+    });
+  }
+
+  it('stores Keyv envelopes with a physical expiry under the namespace prefix', async () => {
+    const file = dir.file('envelope.db');
+    const store = await openStore(`sqlite://${file}`, { namespace: 'envelope' });
+    const record = pendingRecord();
+    const before = Date.now();
+    await store.create(record);
+    await store.close();
+    const stored = await rows(file);
+    const row = stored.find((r) => r.key === `envelope:interaction:${record.requestId}`);
+    assert.ok(row, `expected the interaction row among ${stored.map((r) => r.key).join(', ')}`);
+    const envelope = JSON.parse(row.value) as { value: { record: unknown }; expires: number };
+    assert.deepEqual(envelope.value.record, record);
+    assert.ok(envelope.expires > before, 'the row carries a TTL so the sweep can drop it');
+    assert.ok(stored.some((r) => r.key === `envelope:session:${record.sessionId}`));
+  });
+
+  it('sweeps physically expired rows, since SQLite has no TTL of its own', async () => {
+    const file = dir.file('sweep.db');
+    const backend = await openSqliteBackend(file, { timeoutMs: 1500, sweepEveryMs: 20 });
+    const store = createKeyedStore(backend, { namespace: 'sweep' });
+    await store.putState('short', 1, { ttlMs: 30 });
+    await store.putState('long', 2);
+    const deadline = Date.now() + 5000;
+    while ((await rows(file)).some((r) => r.key === 'sweep:state:short')) {
+      assert.ok(Date.now() < deadline, 'the sweep never removed the expired row');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual((await rows(file)).map((r) => r.key), ['sweep:state:long']);
+    await store.close();
+  });
+
+  it('creates the parent directory of the file', async () => {
+    const store = await openStore(`sqlite://${dir.file('nested/deeper/x.db')}`);
+    await store.putState('k', 1);
+    await store.close();
+  });
+});
