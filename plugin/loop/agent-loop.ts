@@ -1,0 +1,308 @@
+/**
+ * The plugin's agent loop on the `openai` SDK, with exact resume. A run's history lives in the
+ * PendingStore (`run:<sessionId>`), written before any question is announced; the loop is also the
+ * RunHost the plugin core calls on continue, so a continue landing on any instance sharing the store —
+ * or on this one after kill -9 — calls the model once with the original history plus the ToolResult.
+ *
+ * With `inProcess` set it runs the other way: the paused run waits in this process on the core's
+ * in-process host, the run state never leaves memory, and after a restart the card is not resumable.
+ */
+import type OpenAI from 'openai';
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
+import { ASK_USER_TOOL_NAME, askUserChatTool, type ToolLocale } from '../tool-definition.js';
+import type { RunHost, SseSink } from '../host.js';
+import type { InProcessHost } from '../in-process-host.js';
+import type { InteractionRecord, PendingStore } from '../store/types.js';
+import { PausedIndex } from './paused-index.js';
+import { emptyRun, RunStates, type RunState } from './run-state.js';
+import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
+import { SessionFence, type Lease } from './session-fence.js';
+import { ToolRegistry, type LoopTool } from './tool-registry.js';
+import { awaitsModelAfter, rollForwardRun, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
+import { sendFailure } from './failures.js';
+
+export interface AgentLoopOptions {
+  /** The injected client: `new OpenAI({ baseURL, apiKey })` for any OpenAI-compatible endpoint. */
+  client: OpenAI;
+  model: string;
+  /** Where interactions live; also the run state, unless `stateStore` says otherwise. */
+  store: PendingStore;
+  /** The core's coordinator (`createAskUserKit(...)`); may be attached later with `attach()`. */
+  coordinator?: LoopCoordinator;
+  /** Ordinary tools. */
+  tools?: readonly LoopTool[];
+  /** Tool names the model may see, ask_user included; a function decides per session. @default every tool and ask_user */
+  allowedTools?: readonly string[] | ((sessionId: string) => readonly string[]);
+  /** Model calls per user message, a resumed pause counting on. @default 8 */
+  maxRounds?: number;
+  /** System message stored at the head of a new session's history. */
+  system?: string;
+  /** Language of ask_user's description. @default 'zh' */
+  locale?: ToolLocale;
+  /** Session lease lifetime (renewed while running). @default 15000 */
+  leaseTtlMs?: number;
+  /** How long a continue waits for the session lease before `session_busy`. @default 3000 */
+  resumeWaitMs?: number;
+  /** Extra Chat Completions request fields (temperature, …). */
+  request?: Record<string, unknown>;
+  /** In-memory mode: the core's in-process host; the paused run awaits `waitForAnswer` here. */
+  inProcess?: InProcessHost;
+  /** Where run state lives. @default `store` (in-memory mode: pass a `memory` store) */
+  stateStore?: PendingStore;
+  /** Failures of background work nobody awaits. @default console.error */
+  onError?: (err: unknown) => void;
+}
+
+export interface ChatInput {
+  sessionId: string;
+  message: string;
+  /** The chat stream; it ends with `done`. */
+  sse: SseSink;
+}
+
+export interface SweepReport {
+  checked: number;
+  rolledForward: number;
+  expired: number;
+}
+
+export interface AgentLoop {
+  /** Give this to `createAskUserKit({ host })`: the persistent host, or `inProcess` in memory mode. */
+  readonly host: RunHost;
+  attach(coordinator: LoopCoordinator): void;
+  /** POST /api/chat: supersede an open card, roll forward a half-resolved one, run the message. */
+  chat(input: ChatInput): Promise<void>;
+  /** Finish a crash-interrupted answer of one session (idempotent). */
+  rollForward(sessionId: string): Promise<RollForwardResult>;
+  /** Every paused session: roll forward, and close overdue interactions as expired. Call at startup. */
+  sweep(): Promise<SweepReport>;
+  getRun(sessionId: string): Promise<RunState | undefined>;
+  /** Stop background waits (in-memory mode). */
+  close(): Promise<void>;
+}
+
+export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
+  const {
+    client,
+    model,
+    store,
+    tools = [],
+    allowedTools,
+    maxRounds = 8,
+    system,
+    locale = 'zh',
+    leaseTtlMs = 15_000,
+    resumeWaitMs = 3_000,
+    request,
+    inProcess,
+    stateStore = store,
+    onError = (err) => console.error(err),
+  } = options;
+  let coordinator = options.coordinator;
+  const getCoordinator = (): LoopCoordinator => {
+    if (!coordinator) throw Object.assign(new Error('agent loop has no coordinator: call loop.attach(kit) before serving'), { code: 'not_attached' });
+    return coordinator;
+  };
+  const registry = new ToolRegistry(tools);
+  const states = new RunStates(stateStore);
+  const fence = new SessionFence(stateStore, { ttlMs: leaseTtlMs });
+  const index = new PausedIndex(stateStore);
+  const background = new Set<Promise<void>>();
+  const deps = { client, model, registry, coordinator: getCoordinator, maxRounds, request };
+
+  const toolsFor = (sessionId: string): ChatCompletionTool[] => {
+    const allowed = typeof allowedTools === 'function' ? allowedTools(sessionId) : allowedTools;
+    const ok = (name: string) => !allowed || allowed.includes(name);
+    return [
+      ...(ok(ASK_USER_TOOL_NAME) ? [askUserChatTool(locale)] : []),
+      ...registry
+        .list()
+        .filter((t) => ok(t.name))
+        .map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
+    ];
+  };
+
+  /** Run rounds under `lease`, then persist and announce the outcome. Always ends the stream with `done`. */
+  async function drive(lease: Lease, sessionId: string, sse: SseSink, start: RunState): Promise<void> {
+    const messages = [...start.messages];
+    const outcome: RoundsOutcome = await runRounds(deps, {
+      sessionId,
+      sse,
+      messages,
+      roundsUsed: start.round,
+      tools: toolsFor(sessionId),
+      onRound: async (msgs, round) => void (await states.update(sessionId, (cur) => ({ ...(cur ?? start), messages: [...msgs], round, status: 'running' }))),
+    });
+    if (outcome.kind === 'paused') {
+      const { record, event, round } = outcome;
+      // Durable first: only a run that is on disk may be announced as waiting for an answer.
+      await states.update(sessionId, (cur) => ({
+        ...(cur ?? start),
+        messages,
+        round,
+        status: 'paused',
+        paused: { requestId: record.requestId, toolCallId: record.toolCallId, round },
+      }));
+      if (!inProcess) await index.add(sessionId);
+      await lease.release();
+      if (inProcess) track(waitInProcess(record));
+      sse.send('user_input_required', event);
+      sse.send('done', { reason: 'paused' });
+      return;
+    }
+    await states.update(sessionId, (cur) => ({ ...(cur ?? start), messages, round: outcome.round, status: 'idle', paused: undefined }));
+    await lease.release();
+    if (outcome.kind === 'completed') sse.send('done', { reason: 'completed' });
+    else if (outcome.kind === 'max_rounds') sendFailure(sse, 'max_rounds', `the model used all ${maxRounds} rounds without a final answer; send a new message to go on`);
+    else if (outcome.kind === 'error') sendFailure(sse, outcome.error.code ?? 'model_error', outcome.error.message);
+    else sse.end(); // aborted: the client left, nothing is listening
+  }
+
+  const track = (p: Promise<void>) => {
+    const tracked = p.catch(onError).finally(() => background.delete(tracked));
+    background.add(tracked);
+  };
+
+  /** After the ToolResult is in history: take the lease and let the model continue, once. */
+  async function continueAfter(record: InteractionRecord, sse: SseSink): Promise<void> {
+    let lease: Lease;
+    try {
+      lease = await fence.acquire(record.sessionId, resumeWaitMs);
+    } catch (err) {
+      sendFailure(sse, 'session_busy', (err as Error).message);
+      return;
+    }
+    try {
+      const state = await states.get(record.sessionId);
+      if (!awaitsModelAfter(state, record.toolCallId)) {
+        sendFailure(sse, 'session_busy', 'the session moved on (a newer message already ran after this answer); its answer is in the history');
+        return;
+      }
+      await drive(lease, record.sessionId, sse, state!);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  async function waitInProcess(record: InteractionRecord): Promise<void> {
+    let answer;
+    try {
+      answer = await inProcess!.waitForAnswer(record.requestId);
+    } catch {
+      return; // withdrawn on shutdown: the run dies with the process, which is what in-memory means
+    }
+    await writeToolResult(states, record, answer.toolResultContent);
+    if (answer.status === 'answered' && answer.sse) await continueAfter(record, answer.sse);
+  }
+
+  const persistentHost: RunHost = {
+    async isResumable(record) {
+      const state = await states.get(record.sessionId);
+      return state?.status === 'paused' && state.paused?.requestId === record.requestId && state.paused.toolCallId === record.toolCallId;
+    },
+    async resume({ record, answer, toolResultContent, sse }) {
+      try {
+        const out = await writeToolResult(states, record, toolResultContent);
+        if (!out.known) {
+          sendFailure(sse, 'not_resumable', 'this server has no run paused on that question; start the task again');
+          return;
+        }
+        await store.markToolResultWritten(record.requestId);
+        await index.remove(record.sessionId);
+        sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
+        if (answer.cancelled) {
+          sse.send('done', { reason: 'cancelled' });
+          return;
+        }
+        await continueAfter(record, sse);
+      } catch (err) {
+        sendFailure(sse, (err as { code?: string }).code ?? 'internal_error', (err as Error).message);
+      }
+    },
+    async closed({ record, toolResultContent }) {
+      await writeToolResult(states, record, toolResultContent);
+      await store.markToolResultWritten(record.requestId);
+      await index.remove(record.sessionId);
+    },
+  };
+
+  async function rollForward(sessionId: string, sse?: SseSink): Promise<RollForwardResult> {
+    let result = await rollForwardRun({ store, states, index }, sessionId);
+    if (result.kind === 'needs_expiry') {
+      await getCoordinator().expireDue(sessionId);
+      result = await rollForwardRun({ store, states, index }, sessionId);
+    }
+    if (result.kind === 'rolled_forward' && result.wrote && sse) {
+      sse.send('tool_result', { toolCallId: result.toolCallId, name: ASK_USER_TOOL_NAME, content: result.content, isError: false });
+    }
+    return result;
+  }
+
+  async function chat({ sessionId, message, sse }: ChatInput): Promise<void> {
+    let lease: Lease;
+    try {
+      lease = await fence.acquire(sessionId, 0);
+    } catch (err) {
+      sendFailure(sse, 'session_busy', (err as Error).message);
+      return;
+    }
+    try {
+      // A new message closes the open card first (CONTRACT.md §6): its cancel+reason ToolResult goes in.
+      const closed = await getCoordinator().supersede(sessionId);
+      if (closed?.resolution) {
+        const { status, at } = closed.resolution;
+        sse.send('interaction_resolved', { requestId: closed.requestId, toolCallId: closed.toolCallId, status, at: new Date(at).toISOString(), selections: [], customInputLength: 0 });
+      }
+      const rolled = await rollForward(sessionId);
+      const written = closed ? await states.get(sessionId) : undefined;
+      const closedContent = closed && written?.messages.find((m) => m.role === 'tool' && m.tool_call_id === closed.toolCallId)?.content;
+      if (closed && typeof closedContent === 'string') {
+        sse.send('tool_result', { toolCallId: closed.toolCallId, name: ASK_USER_TOOL_NAME, content: closedContent, isError: false });
+      } else if (rolled.kind === 'rolled_forward' && rolled.wrote) {
+        sse.send('tool_result', { toolCallId: rolled.toolCallId, name: ASK_USER_TOOL_NAME, content: rolled.content, isError: false });
+      }
+      if (rolled.kind === 'pending') {
+        sendFailure(sse, 'session_busy', 'a question of this session is still being answered; wait for its stream to end');
+        return;
+      }
+      const start = await states.update(sessionId, (cur) => {
+        const base = cur ?? emptyRun(sessionId, system);
+        return { ...base, status: 'running', paused: undefined, round: 0, messages: [...base.messages, { role: 'user', content: message }] };
+      });
+      await drive(lease, sessionId, sse, start!);
+    } catch (err) {
+      sendFailure(sse, (err as { code?: string }).code ?? 'internal_error', (err as Error).message);
+    } finally {
+      await lease.release().catch(onError);
+      sse.end();
+    }
+  }
+
+  async function sweep(): Promise<SweepReport> {
+    const report: SweepReport = { checked: 0, rolledForward: 0, expired: 0 };
+    for (const sessionId of await index.list()) {
+      report.checked++;
+      const before = await states.get(sessionId);
+      const result = await rollForward(sessionId);
+      if (result.kind !== 'rolled_forward') continue;
+      if (result.record?.resolution?.status === 'expired' || (before?.paused && !result.record)) report.expired++;
+      else report.rolledForward++;
+    }
+    return report;
+  }
+
+  return {
+    host: inProcess ?? persistentHost,
+    attach(c) {
+      coordinator = c;
+    },
+    chat,
+    rollForward: (sessionId) => rollForward(sessionId),
+    sweep,
+    getRun: (sessionId) => states.get(sessionId),
+    async close() {
+      inProcess?.abortAll('the agent loop is closing');
+      await Promise.allSettled([...background]);
+    },
+  };
+}

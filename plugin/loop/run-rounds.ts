@@ -1,0 +1,110 @@
+/**
+ * The bounded tool loop of one turn: call the model, stream its text, run the ordinary tool calls, hand
+ * `ask_user` calls to the coordinator, and stop when the model answers without tools, asks the user, or
+ * runs out of rounds. It never persists or announces a pause itself: the caller saves the run first and
+ * only then writes `user_input_required`, so a continue can never arrive for a run that is not on disk.
+ */
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { ASK_USER_TOOL_NAME } from '../tool-definition.js';
+import type { SseSink } from '../host.js';
+import type { UserInputRequired } from '../schema.js';
+import type { InteractionRecord } from '../store/types.js';
+import type { InterceptResult, ToolCallLike } from '../coordinator.js';
+import { streamModelRound } from './model-round.js';
+import type { ToolCallResult, ToolRegistry } from './tool-registry.js';
+
+/** What the loop needs of the plugin core's coordinator (`createAskUserKit(...)` provides it). */
+export interface LoopCoordinator {
+  intercept(toolCalls: readonly ToolCallLike[], ctx: { sessionId: string }): Promise<InterceptResult>;
+  /** Close the session's open interaction (superseded, or expired when overdue); the host's `closed` runs. */
+  supersede(sessionId: string): Promise<InteractionRecord | undefined>;
+  /** Close the session's interaction as expired if it is overdue. */
+  expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
+}
+
+export interface RoundsDeps {
+  client: OpenAI;
+  model: string;
+  registry: ToolRegistry;
+  coordinator: () => LoopCoordinator;
+  maxRounds: number;
+  /** Extra Chat Completions request fields. */
+  request?: Record<string, unknown>;
+}
+
+export interface RoundsInput {
+  sessionId: string;
+  sse: SseSink;
+  /** History so far; mutated in place as rounds complete (assistant message and its results together). */
+  messages: ChatCompletionMessageParam[];
+  /** Rounds already used in this turn. */
+  roundsUsed: number;
+  /** Tools offered this turn (ask_user included only when allowed). */
+  tools: ChatCompletionTool[];
+  /** Called after each round that continues, so the caller can checkpoint. */
+  onRound?(messages: ChatCompletionMessageParam[], round: number): Promise<void>;
+}
+
+export type RoundsOutcome =
+  | { kind: 'completed'; round: number }
+  | { kind: 'paused'; round: number; record: InteractionRecord; event: UserInputRequired }
+  | { kind: 'max_rounds'; round: number }
+  | { kind: 'aborted'; round: number }
+  | { kind: 'error'; round: number; error: Error & { code?: string } };
+
+export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<RoundsOutcome> {
+  const { client, model, registry, maxRounds, request } = deps;
+  const { sessionId, sse, messages, tools, onRound } = input;
+  const offered = new Set(tools.map((t) => (t.type === 'function' ? t.function.name : '')));
+  let round = input.roundsUsed;
+  try {
+    while (round < maxRounds) {
+      round++;
+      const out = await streamModelRound({
+        client,
+        model,
+        messages,
+        tools,
+        signal: sse.signal,
+        extra: request,
+        onText: (text) => sse.send('message_delta', { text }),
+      });
+      if (sse.signal.aborted) return { kind: 'aborted', round };
+      if (out.toolCalls.length === 0) {
+        messages.push(out.assistant);
+        return { kind: 'completed', round };
+      }
+
+      const results = new Map<string, ToolCallResult>();
+      const asks = out.toolCalls.filter((c) => c.name === ASK_USER_TOOL_NAME && offered.has(ASK_USER_TOOL_NAME));
+      // Ordinary calls run first, so the question reaches the user only once the turn's other work is done.
+      for (const call of out.toolCalls) {
+        if (asks.includes(call)) continue;
+        results.set(call.id, await registry.run(call, { sessionId, signal: sse.signal }, offered));
+        if (sse.signal.aborted) return { kind: 'aborted', round };
+      }
+      let pause: InterceptResult | undefined;
+      if (asks.length > 0) {
+        const calls = asks.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+        pause = await deps.coordinator().intercept(calls, { sessionId });
+        for (const r of pause.errorResults) results.set(r.toolCallId, r);
+      }
+
+      messages.push(out.assistant);
+      const waiting = pause?.pause ? pause.interaction!.toolCallId : undefined;
+      for (const call of out.toolCalls) {
+        const r = results.get(call.id);
+        if (!r) continue; // the paused ask_user call: its result comes with the answer
+        messages.push({ role: 'tool', tool_call_id: r.toolCallId, content: r.content });
+        sse.send('tool_result', { toolCallId: r.toolCallId, name: r.name, content: r.content, isError: r.isError });
+      }
+      if (pause?.pause && waiting) return { kind: 'paused', round, record: pause.interaction!, event: pause.event! };
+      await onRound?.(messages, round);
+    }
+    return { kind: 'max_rounds', round };
+  } catch (error) {
+    if (sse.signal.aborted) return { kind: 'aborted', round };
+    return { kind: 'error', round, error: error as Error };
+  }
+}

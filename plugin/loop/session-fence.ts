@@ -1,0 +1,129 @@
+/**
+ * One runner per session across every instance sharing the store: a lease written with
+ * `putState(ifVersion: null)` and a TTL, renewed while the run works and deleted when it stops. A lease
+ * whose holder died (kill -9) is taken over once its `until` has passed, even on a backend slow to expire it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { PendingStore } from '../store/types.js';
+
+interface LeaseValue {
+  owner: string;
+  /** Epoch milliseconds after which the lease may be taken over. */
+  until: number;
+}
+
+export class SessionBusyError extends Error {
+  readonly code = 'session_busy';
+  constructor(sessionId: string) {
+    super(`session ${JSON.stringify(sessionId)} is already running (another message or continue holds it); wait for its stream to end and retry`);
+    this.name = 'SessionBusyError';
+  }
+}
+
+export interface SessionFenceOptions {
+  /** Lease lifetime; renewed every third of it while held. @default 15000 */
+  ttlMs?: number;
+  /** How long `acquire` keeps trying before it reports the session busy. @default 0 */
+  waitMs?: number;
+  /** @default 'lease:' */
+  keyPrefix?: string;
+  now?: () => number;
+}
+
+export interface Lease {
+  readonly sessionId: string;
+  /** True once another holder took the lease over (ours had lapsed): stop writing. */
+  readonly lost: boolean;
+  /** Idempotent. */
+  release(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class SessionFence {
+  readonly #store: PendingStore;
+  readonly #ttlMs: number;
+  readonly #waitMs: number;
+  readonly #prefix: string;
+  readonly #now: () => number;
+
+  constructor(store: PendingStore, options: SessionFenceOptions = {}) {
+    const { ttlMs = 15_000, waitMs = 0, keyPrefix = 'lease:', now = Date.now } = options;
+    this.#store = store;
+    this.#ttlMs = ttlMs;
+    this.#waitMs = waitMs;
+    this.#prefix = keyPrefix;
+    this.#now = now;
+  }
+
+  key(sessionId: string): string {
+    return `${this.#prefix}${sessionId}`;
+  }
+
+  /** The lease, or SessionBusyError when someone else holds it past `waitMs`. */
+  async acquire(sessionId: string, waitMs = this.#waitMs): Promise<Lease> {
+    const deadline = this.#now() + waitMs;
+    for (;;) {
+      const lease = await this.#tryAcquire(sessionId);
+      if (lease) return lease;
+      if (this.#now() >= deadline) throw new SessionBusyError(sessionId);
+      await sleep(40);
+    }
+  }
+
+  /** Whether any live lease holds the session (for diagnostics and tests). */
+  async isHeld(sessionId: string): Promise<boolean> {
+    const entry = await this.#store.getState<LeaseValue>(this.key(sessionId));
+    return !!entry && entry.value.until > this.#now();
+  }
+
+  async #tryAcquire(sessionId: string): Promise<Lease | undefined> {
+    const key = this.key(sessionId);
+    const owner = randomBytes(12).toString('base64url');
+    const value = (): LeaseValue => ({ owner, until: this.#now() + this.#ttlMs });
+    let ok = await this.#store.putState(key, value(), { ifVersion: null, ttlMs: this.#ttlMs });
+    if (!ok) {
+      const held = await this.#store.getState<LeaseValue>(key);
+      if (!held) return undefined; // released between our two calls; the caller's next try wins or loses fairly
+      if (held.value.until > this.#now()) return undefined;
+      ok = await this.#store.putState(key, value(), { ifVersion: held.version, ttlMs: this.#ttlMs });
+      if (!ok) return undefined;
+    }
+    return this.#hold(sessionId, key, owner);
+  }
+
+  #hold(sessionId: string, key: string, owner: string): Lease {
+    let lost = false;
+    let released = false;
+    const mine = async () => {
+      const entry = await this.#store.getState<LeaseValue>(key);
+      return entry && entry.value.owner === owner ? entry : undefined;
+    };
+    const renew = async () => {
+      const entry = await mine();
+      if (!entry) {
+        lost = true;
+        return;
+      }
+      const ok = await this.#store.putState(key, { owner, until: this.#now() + this.#ttlMs }, { ifVersion: entry.version, ttlMs: this.#ttlMs });
+      if (!ok) lost = !(await mine());
+    };
+    const timer = setInterval(() => {
+      if (!released) renew().catch(() => undefined); // a failed renewal is retried on the next tick
+    }, Math.max(50, Math.floor(this.#ttlMs / 3)));
+    timer.unref();
+    return {
+      sessionId,
+      get lost() {
+        return lost;
+      },
+      release: async () => {
+        if (released) return;
+        released = true;
+        clearInterval(timer);
+        const entry = await mine();
+        if (entry) await this.#store.deleteState(key, entry.version);
+      },
+    };
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Writing an `ask_user` ToolResult into a persisted run, and rolling forward what a crash left between
+ * the store's claim and that write. Both are idempotent by tool_call_id: a second writer finds the tool
+ * message present and changes nothing, so a result is never lost and never doubled.
+ */
+import { answerToolResultText, closedToolResultText } from '../tool-result.js';
+import type { InteractionRecord, PendingStore, Resolution } from '../store/types.js';
+import type { PausedIndex } from './paused-index.js';
+import { hasToolResult, insertToolResult, unansweredToolCalls, type RunState, type RunStates } from './run-state.js';
+
+export interface WriteOutcome {
+  /** The run knows this tool call (its result is now in history, written by us or before). */
+  known: boolean;
+  /** We added the tool message (false when it was already there). */
+  wrote: boolean;
+  state?: RunState;
+}
+
+/** The ToolResult content a resolution stands for (CONTRACT.md §4). */
+export function contentForResolution(resolution: Resolution): string {
+  switch (resolution.status) {
+    case 'answered':
+      return answerToolResultText(resolution.answer);
+    case 'cancelled':
+      return answerToolResultText({ selections: [], customInput: '', cancelled: true });
+    default:
+      return closedToolResultText(resolution.status);
+  }
+}
+
+export async function writeToolResult(states: RunStates, record: InteractionRecord, content: string): Promise<WriteOutcome> {
+  const { sessionId, toolCallId } = record;
+  let known = false;
+  let wrote = false;
+  const state = await states.update(sessionId, (cur) => {
+    known = false;
+    wrote = false;
+    if (!cur) return undefined;
+    const pausedHere = cur.paused?.toolCallId === toolCallId;
+    const unpause = (s: RunState): RunState => (pausedHere ? { ...s, status: 'idle', paused: undefined } : s);
+    if (hasToolResult(cur.messages, toolCallId)) {
+      known = true;
+      return pausedHere ? unpause(cur) : undefined;
+    }
+    if (!unansweredToolCalls(cur.messages).includes(toolCallId)) return undefined;
+    known = true;
+    wrote = true;
+    return unpause({ ...cur, messages: insertToolResult(cur.messages, toolCallId, content) });
+  });
+  return { known, wrote, state };
+}
+
+/** True when the run's history ends with the tool results of a turn that includes `toolCallId`, all answered. */
+export function awaitsModelAfter(state: RunState | undefined, toolCallId: string): boolean {
+  if (!state || state.status === 'paused') return false;
+  const msgs = state.messages;
+  if (msgs.at(-1)?.role !== 'tool' || unansweredToolCalls(msgs).length > 0) return false;
+  for (let i = msgs.length - 1; i >= 0 && msgs[i]!.role === 'tool'; i--) {
+    if ((msgs[i] as { tool_call_id: string }).tool_call_id === toolCallId) return true;
+  }
+  return false;
+}
+
+export type RollForwardResult =
+  | { kind: 'nothing' }
+  | { kind: 'pending'; record: InteractionRecord }
+  | { kind: 'needs_expiry'; record: InteractionRecord }
+  | { kind: 'rolled_forward'; record?: InteractionRecord; toolCallId: string; content: string; wrote: boolean };
+
+export interface RollForwardDeps {
+  store: PendingStore;
+  states: RunStates;
+  index: PausedIndex;
+}
+
+/**
+ * If the session's run is paused on an interaction that is no longer pending (resolved by a claim whose
+ * ToolResult write never happened, or gone past retention), write the ToolResult it stands for and
+ * unpause the run. A live pending interaction is left alone; an overdue uncollected one is reported as
+ * `needs_expiry`, since closing it is the coordinator's job (it claims and audits).
+ */
+export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): Promise<RollForwardResult> {
+  const { store, states, index } = deps;
+  const state = await states.get(sessionId);
+  if (!state || state.status !== 'paused' || !state.paused) {
+    await index.remove(sessionId);
+    return { kind: 'nothing' };
+  }
+  const { requestId, toolCallId } = state.paused;
+  const record = await store.get(requestId);
+  if (record?.status === 'pending') return { kind: 'pending', record };
+  if (record && !record.resolution) return { kind: 'needs_expiry', record };
+  // A record past retention leaves no answer to honour: close the call as expired so history stays valid.
+  const content = record?.resolution ? contentForResolution(record.resolution) : closedToolResultText('expired');
+  const out = await writeToolResult(states, record ?? { ...placeholder(sessionId, toolCallId, requestId) }, content);
+  if (record) await store.markToolResultWritten(requestId);
+  await index.remove(sessionId);
+  return { kind: 'rolled_forward', record, toolCallId, content, wrote: out.wrote };
+}
+
+const placeholder = (sessionId: string, toolCallId: string, requestId: string): InteractionRecord => ({
+  requestId,
+  toolCallId,
+  sessionId,
+  form: { title: '', mode: 'text' },
+  createdAt: 0,
+  expiresAt: 0,
+  status: 'expired',
+});
