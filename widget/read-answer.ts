@@ -1,0 +1,137 @@
+/**
+ * Pure helpers between the card's controls and the wire answer (CONTRACT.md §4): reading a draft into
+ * `{ selections, customInput, cancelled }`, checking it with the server's own rules, and the countdown
+ * arithmetic. No DOM here, so each rule is tested directly.
+ */
+import { checkAnswer, type AnswerProblem } from '../plugin/answer-rules.js';
+import type { Answer, LIMITS, Mode, UserInputRequired } from '../plugin/schema.js';
+import { isUserInputRequired } from './chat-events.js';
+import type { AskUserStrings } from './strings.js';
+
+/**
+ * What the card accepts as `request`: the `user_input_required` event data, or the pending object of
+ * `GET /api/interactions/pending` (which adds `status`). `resumable` and `expiresAt` may be absent in
+ * hand-made requests; absent `resumable` counts as resumable.
+ */
+export type AskUserRequest = Omit<UserInputRequired, 'sessionId' | 'expiresAt' | 'resumable'> & {
+  sessionId?: string;
+  expiresAt?: string;
+  resumable?: boolean;
+  status?: 'pending' | 'expired';
+};
+
+/** The controls' current state: checked option ids, the main text field, the "Other" box. */
+export interface AnswerDraft {
+  selected: readonly string[];
+  text: string;
+  other: string;
+}
+
+export const EMPTY_DRAFT: AnswerDraft = Object.freeze({ selected: Object.freeze([]) as readonly string[], text: '', other: '' });
+
+/**
+ * `LIMITS.customInput` as a value. The type annotation ties it to the contract's limit: if the limit
+ * changes, this line stops compiling, so the widget cannot drift (importing limits.ts at runtime is kept
+ * to answer-rules.ts alone).
+ */
+export const MAX_CUSTOM_INPUT: (typeof LIMITS)['customInput'] = 8000;
+
+const CHOICE: readonly string[] = ['single', 'multiple', 'toggle'];
+const KNOWN: readonly string[] = ['single', 'multiple', 'text', 'number', 'date', 'directory', 'toggle'];
+
+export const isChoice = (mode: string): boolean => CHOICE.includes(mode);
+export const isKnownMode = (mode: string): mode is Mode => KNOWN.includes(mode);
+
+/** The design document's minimal check (id, toolCallId, title, mode are strings); anything else is ignored. */
+export const isAskUserRequest = (value: unknown): value is AskUserRequest => isUserInputRequired(value);
+
+/**
+ * The answer the draft stands for. Choice modes send the checked ids in option order (never a label);
+ * free text is passed on exactly as typed — no trimming, so `number` sends "007" if that is what was typed.
+ */
+export function readAnswer(request: Pick<AskUserRequest, 'mode' | 'options' | 'allowCustom'>, draft: AnswerDraft): Answer {
+  if (!isChoice(request.mode)) return { selections: [], customInput: draft.text, cancelled: false };
+  const picked = new Set(draft.selected);
+  const ordered = (request.options ?? []).map((o) => o.id).filter((id) => picked.has(id));
+  const selections = request.mode === 'single' ? ordered.slice(0, 1) : ordered;
+  return { selections, customInput: request.allowCustom ? draft.other : '', cancelled: false };
+}
+
+export const CANCEL_ANSWER: Answer = Object.freeze({ selections: [], customInput: '', cancelled: true }) as Answer;
+
+export type AnswerField = 'selections' | 'customInput';
+
+export type AnswerValidation =
+  | { ok: true }
+  | { ok: false; field: AnswerField; problem: AnswerProblem | 'too_long'; key: keyof AskUserStrings; serverMessage: string };
+
+/** Which sentence of {@link AskUserStrings} explains a problem; `single` and `toggle` word it their own way. */
+export function problemKey(
+  problem: AnswerProblem | 'too_long',
+  request: Pick<AskUserRequest, 'mode' | 'allowCustom'>,
+): keyof AskUserStrings {
+  switch (problem) {
+    case 'selection_required':
+      if (request.mode === 'toggle') return 'toggleAtLeastOne';
+      return request.allowCustom ? 'chooseOneOrDescribe' : 'chooseOne';
+    case 'single_selection_only':
+      return 'chooseOnlyOne';
+    case 'unknown_option':
+    case 'duplicate_selection':
+      return 'unknownOption';
+    case 'selections_not_allowed':
+      return 'unknownOption';
+    case 'custom_not_allowed':
+      return 'customNotAllowed';
+    case 'text_required':
+      return 'textRequired';
+    case 'not_a_number':
+      return 'notANumber';
+    case 'not_a_date':
+      return 'notADate';
+    case 'not_a_relative_path':
+      return 'notARelativePath';
+    case 'too_long':
+      return 'tooLong';
+  }
+}
+
+/**
+ * The server's shape rules (plugin/answer-rules.ts) plus the body's length limit, so nothing leaves the
+ * browser that `POST /api/chat/continue` would reject with 400 or 422.
+ */
+export function validateAnswer(
+  request: Pick<AskUserRequest, 'mode' | 'options' | 'allowCustom'>,
+  answer: Answer,
+): AnswerValidation {
+  if (answer.cancelled) return { ok: true };
+  if (answer.customInput.length > MAX_CUSTOM_INPUT) {
+    return {
+      ok: false,
+      field: 'customInput',
+      problem: 'too_long',
+      key: 'tooLong',
+      serverMessage: `at most ${MAX_CUSTOM_INPUT} characters`,
+    };
+  }
+  const check = checkAnswer({ mode: request.mode, options: request.options, allowCustom: request.allowCustom }, answer);
+  if (check.ok) return check;
+  return { ok: false, field: check.field, problem: check.problem, key: problemKey(check.problem, request), serverMessage: check.message };
+}
+
+/** Milliseconds until `expiresAt`, or `null` when there is no (parsable) deadline. */
+export function remainingMs(expiresAt: string | undefined, now: number): number | null {
+  if (!expiresAt) return null;
+  const at = Date.parse(expiresAt);
+  return Number.isNaN(at) ? null : at - now;
+}
+
+/** `m:ss` under an hour, `h:mm:ss` above; rounds up so "0:00" is only shown once time is really up. */
+export function formatRemaining(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const ss = String(s).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}

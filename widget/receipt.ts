@@ -1,0 +1,120 @@
+/**
+ * What a closed card says, and how a failed submission maps onto it (CONTRACT.md §4 outcomes). Pure: the
+ * card renders these, tests check them directly.
+ */
+import type { Answer, ErrorCode, ResolvedStatus } from '../plugin/schema.js';
+import type { AnswerField, AskUserRequest } from './read-answer.js';
+import type { AskUserStrings } from './strings.js';
+
+export type ReceiptKind = ResolvedStatus | 'elsewhere' | 'gone' | 'not-resumable';
+
+/** A read-only end state of the card. */
+export interface Receipt {
+  kind: ReceiptKind;
+  /** ISO time the interaction was closed, when known. */
+  at?: string;
+  /** The ids chosen and text typed, when known (this card's own submission, or `interaction_resolved`). */
+  selections?: readonly string[];
+  customInput?: string;
+  /** `interaction_resolved` reports only the free text's length, never the text. */
+  customInputLength?: number;
+}
+
+/** The error half of a continue result (`{ ok: false, status, error }`), as the client returns it. */
+export interface SubmitFailure {
+  status?: number;
+  error?: {
+    code?: string;
+    message?: string;
+    field?: string;
+    receipt?: { requestId?: string; toolCallId?: string; status?: string; at?: string };
+  };
+}
+
+export type FailureOutcome =
+  | { kind: 'receipt'; receipt: Receipt }
+  | { kind: 'error'; key: keyof AskUserStrings; detail?: string; retry: boolean; field?: AnswerField };
+
+const RESOLVED: readonly string[] = ['answered', 'cancelled', 'expired', 'superseded'];
+
+/** Exactly `ERROR_CODES` of plugin/schema.ts: the record type makes a missing or extra code a compile error. */
+const CONTRACT_CODES: Record<ErrorCode, true> = {
+  invalid_request: true,
+  invalid_answer: true,
+  forbidden: true,
+  session_mismatch: true,
+  not_found: true,
+  already_answered: true,
+  not_resumable: true,
+  expired: true,
+  store_unavailable: true,
+};
+const isContractCode = (code: string | undefined): code is ErrorCode =>
+  code !== undefined && Object.prototype.hasOwnProperty.call(CONTRACT_CODES, code);
+
+/** Each contract error code leads to the one thing the user can still do; unknown codes fall back on status. */
+export function failureOutcome(failure: SubmitFailure): FailureOutcome {
+  const status = failure.status ?? 0;
+  // Client-made codes (network_error, aborted, http_error, unexpected_response) carry no contract
+  // meaning: decide on the HTTP status instead.
+  const code = isContractCode(failure.error?.code) ? failure.error.code : '';
+  const detail = failure.error?.message || undefined;
+  const field = failure.error?.field === 'selections' || failure.error?.field === 'customInput' ? failure.error.field : undefined;
+
+  if (code === 'already_answered') {
+    const r = failure.error?.receipt;
+    const first = r?.status && RESOLVED.includes(r.status) ? (r.status as ResolvedStatus) : 'answered';
+    return { kind: 'receipt', receipt: { kind: first === 'answered' ? 'elsewhere' : first, at: r?.at } };
+  }
+  if (code === 'expired' || (!code && status === 410)) return { kind: 'receipt', receipt: { kind: 'expired' } };
+  if (code === 'not_resumable') return { kind: 'receipt', receipt: { kind: 'not-resumable' } };
+  if (code === 'not_found' || (!code && status === 404)) return { kind: 'receipt', receipt: { kind: 'gone' } };
+  if (code === 'invalid_answer' || (!code && status === 422)) {
+    return { kind: 'error', key: 'errorInvalidAnswer', detail, retry: false, field };
+  }
+  if (code === 'invalid_request' || (!code && status === 400)) return { kind: 'error', key: 'errorInvalidRequest', detail, retry: false };
+  if (code === 'forbidden' || code === 'session_mismatch' || (!code && status === 403)) {
+    return { kind: 'error', key: 'errorForbidden', detail, retry: false };
+  }
+  if (code === 'store_unavailable' || status >= 500) return { kind: 'error', key: 'errorUnavailable', detail, retry: true };
+  if (status === 0) return { kind: 'error', key: 'errorNetwork', detail, retry: true };
+  return { kind: 'error', key: 'errorUnknown', detail, retry: true };
+}
+
+/** A thrown `fetch`/client error as a failure: no HTTP status, so it reads as a network problem. */
+export function failureFromThrown(err: unknown): SubmitFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  return { status: 0, error: { code: 'network_error', message } };
+}
+
+/** The receipt for this card's own accepted submission. */
+export function receiptForAnswer(answer: Answer, at: string): Receipt {
+  return answer.cancelled
+    ? { kind: 'cancelled', at }
+    : { kind: 'answered', at, selections: [...answer.selections], customInput: answer.customInput };
+}
+
+/** Labels of the chosen ids, in the order given; an id no longer among the options is shown as itself. */
+export function selectionLabels(request: Pick<AskUserRequest, 'options'>, selections: readonly string[]): string[] {
+  const byId = new Map((request.options ?? []).map((o) => [o.id, o.label] as const));
+  return selections.map((id) => byId.get(id) ?? id);
+}
+
+export function receiptTitleKey(kind: ReceiptKind): keyof AskUserStrings {
+  switch (kind) {
+    case 'answered':
+      return 'receiptAnswered';
+    case 'cancelled':
+      return 'receiptCancelled';
+    case 'expired':
+      return 'receiptExpired';
+    case 'superseded':
+      return 'receiptSuperseded';
+    case 'elsewhere':
+      return 'receiptAnsweredElsewhere';
+    case 'gone':
+      return 'receiptGone';
+    case 'not-resumable':
+      return 'notResumable';
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Every word the card shows, in zh-CN (the default) and en. A host overrides any subset through the
+ * card's `strings` property; `{name}` placeholders are filled by {@link format}, so overrides stay plain
+ * data (JSON-friendly) instead of functions.
+ */
+
+export interface AskUserStrings {
+  /** Submit button text when the request has no `submitLabel`. */
+  submit: string;
+  cancel: string;
+  retry: string;
+  submitting: string;
+  cancelling: string;
+  /** Shown beside a recommended option, in words so it does not rely on colour. */
+  recommended: string;
+  /** Label of the extra free-text box (`allowCustom`) in non-text modes. */
+  other: string;
+  otherPlaceholder: string;
+  textPlaceholder: string;
+  numberHint: string;
+  dateHint: string;
+  directoryHint: string;
+  directoryPlaceholder: string;
+  /** Hint under the switches of `toggle` mode. */
+  toggleHint: string;
+  multipleHint: string;
+  /** Shown when the request's `mode` is not one this widget knows; only cancel is offered. */
+  unsupportedMode: string;
+  /** Countdown to `expiresAt`; `{time}` is `m:ss` or `h:mm:ss`. */
+  expiresIn: string;
+
+  // Validation, one per answer-rule problem (plugin/answer-rules.ts) and mode where they differ.
+  chooseOne: string;
+  chooseOneOrDescribe: string;
+  chooseOnlyOne: string;
+  toggleAtLeastOne: string;
+  unknownOption: string;
+  textRequired: string;
+  notANumber: string;
+  notADate: string;
+  notARelativePath: string;
+  customNotAllowed: string;
+  tooLong: string;
+
+  // Receipts.
+  receiptAnswered: string;
+  receiptCancelled: string;
+  receiptExpired: string;
+  receiptSuperseded: string;
+  /** 409 already_answered: the first answer was made earlier (another tab, another device, a lost response). */
+  receiptAnsweredElsewhere: string;
+  receiptGone: string;
+  receiptSelections: string;
+  receiptCustom: string;
+  receiptNothing: string;
+  /** `{time}` is a localized date-time. */
+  receiptAt: string;
+  continuing: string;
+  expiredAction: string;
+  cancelledAction: string;
+  notResumable: string;
+
+  // Server and network errors, with what the user can do.
+  errorInvalidAnswer: string;
+  errorInvalidRequest: string;
+  errorForbidden: string;
+  errorNotResumable: string;
+  errorUnavailable: string;
+  errorNetwork: string;
+  errorUnknown: string;
+  /** Prefix of the server's own message, shown under the localized one. */
+  errorDetail: string;
+}
+
+export type AskUserLocale = 'zh-CN' | 'en';
+
+const zhCN: AskUserStrings = {
+  submit: '提交',
+  cancel: '取消',
+  retry: '重试',
+  submitting: '正在提交…',
+  cancelling: '正在取消…',
+  recommended: '推荐',
+  other: '其他说明',
+  otherPlaceholder: '可选：补充选项之外的内容',
+  textPlaceholder: '请输入回答',
+  numberHint: '请输入数字，例如 42 或 -3.5',
+  dateHint: '日期格式：年-月-日',
+  directoryHint: '请输入相对于工作区的路径，例如 src/components（不能以 / 开头，不能包含 ..）',
+  directoryPlaceholder: 'src/components',
+  toggleHint: '至少开启一项',
+  multipleHint: '可多选',
+  unsupportedMode: '此问题类型（{mode}）无法在这里回答，你可以取消它。',
+  expiresIn: '剩余时间 {time}',
+  chooseOne: '请选择一个选项',
+  chooseOneOrDescribe: '请选择一个选项，或在“其他说明”中填写',
+  chooseOnlyOne: '只能选择一个选项',
+  toggleAtLeastOne: '请至少开启一项',
+  unknownOption: '所选项已不在选项列表中，请重新选择',
+  textRequired: '请填写回答',
+  notANumber: '请输入有效的数字，例如 42 或 -3.5',
+  notADate: '请输入有效的日期（年-月-日）',
+  notARelativePath: '请输入相对于工作区的路径：不能以 /、\\ 或 ~ 开头，不能带盘符，不能包含 ..',
+  customNotAllowed: '此问题不接受自由填写',
+  tooLong: '内容过长：最多 {max} 个字符',
+  receiptAnswered: '已提交',
+  receiptCancelled: '已取消',
+  receiptExpired: '已超时',
+  receiptSuperseded: '已被新消息取代',
+  receiptAnsweredElsewhere: '此问题已经回答过（可能在其他窗口）',
+  receiptGone: '此问题已不存在',
+  receiptSelections: '选择',
+  receiptCustom: '填写',
+  receiptNothing: '（未填写）',
+  receiptAt: '时间 {time}',
+  continuing: '继续执行中…',
+  expiredAction: '回答时间已过，任务未继续。如仍需要，请重新发起任务。',
+  cancelledAction: '任务已停止，不会再次追问。',
+  notResumable: '服务已重启，请重新发起任务',
+  errorInvalidAnswer: '服务器未接受这个回答，请修改后重新提交。',
+  errorInvalidRequest: '提交的内容格式有误，请刷新页面后重试。',
+  errorForbidden: '你无权回答这个问题，请确认登录的账号或刷新页面。',
+  errorNotResumable: '服务已重启，请重新发起任务',
+  errorUnavailable: '服务暂时不可用，你的回答尚未提交，可以稍后重试。',
+  errorNetwork: '网络连接失败，你的回答尚未提交，请检查网络后重试。',
+  errorUnknown: '提交失败，请稍后重试。',
+  errorDetail: '详情：',
+};
+
+const en: AskUserStrings = {
+  submit: 'Submit',
+  cancel: 'Cancel',
+  retry: 'Retry',
+  submitting: 'Submitting…',
+  cancelling: 'Cancelling…',
+  recommended: 'Recommended',
+  other: 'Other',
+  otherPlaceholder: 'Optional: anything the options do not cover',
+  textPlaceholder: 'Type your answer',
+  numberHint: 'Enter a number, such as 42 or -3.5',
+  dateHint: 'Date as year-month-day',
+  directoryHint: 'A path relative to the workspace, such as src/components (no leading /, no ..)',
+  directoryPlaceholder: 'src/components',
+  toggleHint: 'Turn on at least one',
+  multipleHint: 'Choose any number',
+  unsupportedMode: 'This kind of question ({mode}) cannot be answered here; you can cancel it.',
+  expiresIn: 'Time left {time}',
+  chooseOne: 'Choose an option',
+  chooseOneOrDescribe: 'Choose an option, or describe your answer under “Other”',
+  chooseOnlyOne: 'Choose only one option',
+  toggleAtLeastOne: 'Turn on at least one option',
+  unknownOption: 'A chosen option is no longer offered; choose again',
+  textRequired: 'An answer is required',
+  notANumber: 'Enter a valid number, such as 42 or -3.5',
+  notADate: 'Enter a valid date (year-month-day)',
+  notARelativePath: 'Enter a path relative to the workspace: no leading /, \\ or ~, no drive letter, no ..',
+  customNotAllowed: 'This question takes no free text',
+  tooLong: 'Too long: at most {max} characters',
+  receiptAnswered: 'Submitted',
+  receiptCancelled: 'Cancelled',
+  receiptExpired: 'Timed out',
+  receiptSuperseded: 'Replaced by a newer message',
+  receiptAnsweredElsewhere: 'This question was already answered (perhaps in another window)',
+  receiptGone: 'This question no longer exists',
+  receiptSelections: 'Chosen',
+  receiptCustom: 'Typed',
+  receiptNothing: '(nothing entered)',
+  receiptAt: 'At {time}',
+  continuing: 'Continuing…',
+  expiredAction: 'The time to answer has passed and the task did not continue. Start the task again if you still need it.',
+  cancelledAction: 'The task stopped and will not ask again.',
+  notResumable: 'The service restarted; please start the task again',
+  errorInvalidAnswer: 'The server did not accept this answer; change it and submit again.',
+  errorInvalidRequest: 'The submission was malformed; reload the page and try again.',
+  errorForbidden: 'You may not answer this question; check the account you are signed in with or reload the page.',
+  errorNotResumable: 'The service restarted; please start the task again',
+  errorUnavailable: 'The service is temporarily unavailable. Your answer was not submitted; you can retry shortly.',
+  errorNetwork: 'The network request failed. Your answer was not submitted; check your connection and retry.',
+  errorUnknown: 'Submitting failed; please try again later.',
+  errorDetail: 'Details: ',
+};
+
+export const STRINGS: Readonly<Record<AskUserLocale, Readonly<AskUserStrings>>> = { 'zh-CN': zhCN, en };
+
+export const DEFAULT_LOCALE: AskUserLocale = 'zh-CN';
+
+/** `en`, `en-US`, `EN_gb` → `en`; `zh`, `zh-Hans-CN` → `zh-CN`; anything else or nothing → the default. */
+export function resolveLocale(tag: string | null | undefined): AskUserLocale {
+  const t = (tag ?? '').trim().toLowerCase();
+  if (t === 'en' || t.startsWith('en-') || t.startsWith('en_')) return 'en';
+  return DEFAULT_LOCALE;
+}
+
+/** The locale's table with the host's overrides on top; unknown keys in `overrides` are ignored. */
+export function resolveStrings(locale: AskUserLocale, overrides?: Partial<AskUserStrings> | null): AskUserStrings {
+  const base = STRINGS[locale];
+  if (!overrides) return { ...base };
+  const out: AskUserStrings = { ...base };
+  for (const key of Object.keys(base) as (keyof AskUserStrings)[]) {
+    const value = overrides[key];
+    if (typeof value === 'string') out[key] = value;
+  }
+  return out;
+}
+
+/** Fills `{name}` placeholders; a placeholder without a value stays as written so the gap is visible. */
+export function format(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole,
+  );
+}
