@@ -65,7 +65,9 @@ const jsonBody = bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.bodyBytes
 
 /** Read the JSON body within the contract's limit, or throw the matching invalid_request. */
 async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {
-  const kind = ctx.request.is('application/json', 'application/*+json');
+  // type-is counts `Content-Length: 0` as a body; for us an empty body is no body.
+  const empty = ctx.request.length === 0 || (ctx.request.length === undefined && !ctx.get('transfer-encoding'));
+  const kind = empty ? null : ctx.request.is('application/json', 'application/*+json');
   if (kind === null) throw new AskUserError('invalid_request', 'The request has no body; send the answer as a JSON object.');
   if (kind === false) {
     throw new AskUserError('invalid_request', `Content-Type ${JSON.stringify(ctx.request.type || '(none)')} is not JSON; send application/json.`, { status: 415 });

@@ -74,7 +74,6 @@ export function openSse(ctx: ParameterizedContext, options: OpenSseOptions = {})
   // A reset peer surfaces as 'error' (EPIPE, ECONNRESET); the stream is over, there is nothing to report.
   res.on('error', stop);
   res.on('close', stop);
-  req.on('aborted', stop);
 
   const writable = () => !ended && !controller.signal.aborted && !res.writableEnded && !res.destroyed;
   const write = (chunk: string) => {
@@ -112,6 +111,7 @@ export function openSse(ctx: ParameterizedContext, options: OpenSseOptions = {})
       if (!res.writableEnded && !res.destroyed) res.end();
     },
   };
-  if (res.destroyed || req.destroyed) stop();
+  // Not `req.destroyed`: Node destroys a request once its body is read, long before the client leaves.
+  if (res.destroyed || res.socket?.destroyed) stop();
   return sink;
 }
