@@ -103,6 +103,8 @@ export interface TestApp {
 export interface StoreCase {
   name: string;
   open(now: () => number): Promise<PendingStore>;
+  /** For backends several processes can share: a case whose stores all see the same data. */
+  shared?(): StoreCase;
 }
 
 export const memoryCase: StoreCase = { name: 'memory', open: (now) => openStore('memory', { now }) };

@@ -25,7 +25,13 @@ export function storeCases(): StoreCase[] {
   });
   return [
     { name: 'memory', open: (now) => openStore('memory', { now }) },
-    { name: 'sqlite', open: (now) => openStore(`sqlite://${dir!.file('routes.db')}`, { now, namespace: ns() }) },
-    { name: 'redis', open: (now) => openStore(redis!.url, { now, namespace: ns() }) },
+    { name: 'sqlite', open: (now) => openStore(`sqlite://${dir!.file('routes.db')}`, { now, namespace: ns() }), shared: () => sharedCase(`sqlite://${dir!.file('routes.db')}`) },
+    { name: 'redis', open: (now) => openStore(redis!.url, { now, namespace: ns() }), shared: () => sharedCase(redis!.url) },
   ];
+}
+
+/** A case whose every `open` reaches the same data: two servers built on it share one store. */
+function sharedCase(url: string): StoreCase {
+  const namespace = ns();
+  return { name: `${url} shared`, open: (now) => openStore(url, { now, namespace }) };
 }
