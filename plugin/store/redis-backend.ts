@@ -43,13 +43,16 @@ return 1
 `;
 
 export async function openRedisBackend(target: { url: string; label: string }, { timeoutMs }: RedisBackendOptions): Promise<Backend> {
+  let everReady = false;
   const client = createClient({
     url: target.url,
     // While disconnected, fail commands at once instead of queueing them past the budget.
     disableOfflineQueue: true,
     socket: {
       connectTimeout: timeoutMs,
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
+      // Before the first connection a refusal is final, so openStore fails at once with the reason;
+      // after it, keep trying to come back (commands fail fast meanwhile, see above).
+      reconnectStrategy: (retries: number, cause: Error) => (everReady ? Math.min(50 * 2 ** retries, 1000) : cause),
     },
   });
   // node-redis emits every failed reconnect; the operations report them, the process must not crash.
@@ -67,6 +70,7 @@ export async function openRedisBackend(target: { url: string; label: string }, {
     offsetMs = Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000) - (before + after) / 2;
   };
   client.on('ready', () => {
+    everReady = true;
     calibrate().catch(() => undefined);
   });
 
@@ -76,7 +80,7 @@ export async function openRedisBackend(target: { url: string; label: string }, {
       await calibrate();
     });
   } catch (error) {
-    client.destroy();
+    if (client.isOpen) client.destroy();
     throw error;
   }
 
