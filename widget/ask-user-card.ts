@@ -254,7 +254,7 @@ export class AskUserCard extends LitElement {
     let el: HTMLElement | null | undefined;
     if (target === 'question') el = this._fieldset;
     else if (target === 'receipt') el = root.querySelector<HTMLElement>('.receipt');
-    else if (target === 'server-error') el = root.querySelector<HTMLElement>('.server-error [part~="retry-button"], .server-error');
+    else if (target === 'server-error') el = root.querySelector<HTMLElement>('[part~="retry-button"]') ?? root.querySelector<HTMLElement>('.server-error');
     else el = root.querySelector<HTMLElement>('input[aria-invalid="true"]:checked, [aria-invalid="true"]');
     el?.focus();
   }
