@@ -18,16 +18,18 @@ const outDir = fileURLToPath(new URL('./dist/widget', import.meta.url));
 export const LIT_EXTERNAL = /^(lit|lit-html|lit-element|@lit\/[^/]+)(\/.*)?$/;
 
 /** Settings both bundles share, so `bench/bundle-size.ts` can build a lit-only baseline the same way. */
-export function widgetBuild(fileName: string, external: RegExp | undefined, emptyOutDir: boolean): BuildEnvironmentOptions {
+export function widgetBuild(fileName: string, external: RegExp | undefined, entryFile: string = entry): BuildEnvironmentOptions {
   return {
     outDir,
-    emptyOutDir,
+    // Never wipe dist/widget: `tsc -p tsconfig.build.json` writes the .d.ts files there, and a later
+    // `vite build` alone (as before the browser tests) must not delete them. Both file names are fixed.
+    emptyOutDir: false,
     target: 'es2022',
     minify: 'oxc',
     sourcemap: false,
     copyPublicDir: false,
     reportCompressedSize: true,
-    lib: { entry, formats: ['es'], fileName: () => fileName },
+    lib: { entry: entryFile, formats: ['es'], fileName: () => fileName },
     rolldownOptions: {
       ...(external ? { external: [external] } : {}),
       // Vite leaves whitespace in ES library builds; these files ship as they are, so print them compact too.
@@ -36,19 +38,22 @@ export function widgetBuild(fileName: string, external: RegExp | undefined, empt
   };
 }
 
+/** Legacy decorators, fields assigned in the constructor: what tsconfig.json says, stated for the build. */
+export const OXC_OPTIONS = {
+  decorator: { legacy: true },
+  assumptions: { setPublicClassFields: true },
+  typescript: { removeClassFieldsWithoutInitializer: true },
+};
+
 export default defineConfig({
   publicDir: false,
-  oxc: {
-    decorator: { legacy: true },
-    assumptions: { setPublicClassFields: true },
-    typescript: { removeClassFieldsWithoutInitializer: true },
-  },
+  oxc: OXC_OPTIONS,
   environments: {
-    module: { consumer: 'client', build: widgetBuild('ask-user-kit.js', LIT_EXTERNAL, true) },
-    standalone: { consumer: 'client', build: widgetBuild('ask-user-kit.standalone.js', undefined, false) },
+    module: { consumer: 'client', build: widgetBuild('ask-user-kit.js', LIT_EXTERNAL) },
+    standalone: { consumer: 'client', build: widgetBuild('ask-user-kit.standalone.js', undefined) },
   },
   builder: {
-    // In order: the first build empties dist/widget, the second adds to it.
+    // One after the other, so the two reports print in a stable order.
     async buildApp(builder) {
       await builder.build(builder.environments.module!);
       await builder.build(builder.environments.standalone!);
