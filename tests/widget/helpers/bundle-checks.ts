@@ -137,8 +137,10 @@ export function describeBuiltBundle(file: string, { selfContained }: { selfConta
           posted.push(`${String(input)} ${String(init?.body)}`);
           return streamResponse([acceptedStream()]).response;
         }) as typeof fetch;
-        const continued = new Promise<CustomEvent<{ events: AsyncIterable<unknown> }>>((resolve) =>
-          card.addEventListener('ask-user-continued', (e) => resolve(e as CustomEvent<{ events: AsyncIterable<unknown> }>), { once: true }),
+        // Typed by shape: the event class comes from the bundle under test, not from the sources.
+        type Continued = Event & { detail: { events: AsyncIterable<unknown> } };
+        const continued = new Promise<Continued>((resolve) =>
+          card.addEventListener('ask-user-continued', (e) => resolve(e as unknown as Continued), { once: true }),
         );
         await card.updateComplete;
         const shadow = root(card);
