@@ -16,7 +16,7 @@
 import { Router } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware, ParameterizedContext } from 'koa';
-import { checkAnswer } from './answer-rules.js';
+import { checkAnswer, type AnswerProblem } from './answer-rules.js';
 import { recordEntry, type AuditEntry, type AuditLogger } from './audit.js';
 import { AskUserError, type Receipt } from './errors.js';
 import { userInputRequiredOf, type Coordinator } from './coordinator.js';
@@ -59,6 +59,16 @@ function storeError(err: unknown): never {
     throw new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.', { cause: err });
   }
   throw err;
+}
+
+/**
+ * The rules' messages for these two quote the offending selection; a selection is client input that
+ * may be anything, and error messages (which reach logs) never repeat input.
+ */
+function safeAnswerMessage(problem: AnswerProblem, message: string): string {
+  if (problem === 'unknown_option') return 'A selection is not an option id of this question; send ids from `options[].id`.';
+  if (problem === 'duplicate_selection') return 'An option id is selected more than once; send each id once.';
+  return message;
 }
 
 const jsonBody = bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.bodyBytes, jsonStrict: true });
@@ -155,7 +165,7 @@ export function createRoutes(deps: RoutesDeps): Middleware {
       }
       if (!body.cancelled) {
         const check = checkAnswer(record.form, body);
-        if (!check.ok) throw new AskUserError('invalid_answer', check.message, { field: check.field });
+        if (!check.ok) throw new AskUserError('invalid_answer', safeAnswerMessage(check.problem, check.message), { field: check.field });
       }
 
       const at = now();
