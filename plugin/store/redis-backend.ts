@@ -7,6 +7,7 @@
  * from ours by an offset measured on each (re)connect. A command stuck behind a paused server therefore
  * changes nothing when it finally runs, and the caller that got "store unavailable" may retry safely.
  */
+import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import type { Backend, SwapRequest } from './backend.js';
@@ -41,6 +42,27 @@ else
 end
 return 1
 `;
+
+const SWAP_SHA = createHash('sha1').update(SWAP_SCRIPT).digest('hex');
+
+interface ScriptOptions {
+  keys: string[];
+  arguments: string[];
+}
+interface ScriptRunner {
+  evalSha(sha: string, options: ScriptOptions): Promise<unknown>;
+  eval(script: string, options: ScriptOptions): Promise<unknown>;
+}
+
+/** EVALSHA saves sending the script each time; the server forgets scripts on restart, so fall back once. */
+async function runSwapScript(client: ScriptRunner, options: ScriptOptions): Promise<unknown> {
+  try {
+    return await client.evalSha(SWAP_SHA, options);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    return client.eval(SWAP_SCRIPT, options);
+  }
+}
 
 export async function openRedisBackend(target: { url: string; label: string }, { timeoutMs }: RedisBackendOptions): Promise<Backend> {
   let everReady = false;
@@ -86,7 +108,7 @@ export async function openRedisBackend(target: { url: string; label: string }, {
 
   async function swap({ key, expect, next, ttlMs, deadline }: SwapRequest): Promise<boolean> {
     const serverDeadline = offsetMs === undefined ? 0 : Math.floor(deadline + offsetMs);
-    const reply = await client.eval(SWAP_SCRIPT, {
+    const reply = await runSwapScript(client, {
       keys: [key],
       arguments: [
         expect.kind,
@@ -110,8 +132,12 @@ export async function openRedisBackend(target: { url: string; label: string }, {
     },
     swap,
     close: async () => {
-      if (client.isReady) await client.close().catch(() => client.destroy());
-      else if (client.isOpen) client.destroy();
+      if (!client.isOpen) return;
+      if (!client.isReady) return client.destroy();
+      // A graceful close waits for pending replies, which a paused server never sends.
+      await withinBudget(`closing ${target.label}`, timeoutMs, () => client.close()).catch(() => {
+        if (client.isOpen) client.destroy();
+      });
     },
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import sqlite3 from 'sqlite3';
+import KeyvSqlite from '@keyv/sqlite';
 import { openStore } from '../../../plugin/store/open-store.js';
 import { createKeyedStore } from '../../../plugin/store/keyed-store.js';
 import { openSqliteBackend } from '../../../plugin/store/sqlite-backend.js';
@@ -19,15 +19,14 @@ after(async () => {
 storeContract('sqlite', (options) => openStore(`sqlite://${dir.file('contract.db')}`, options));
 
 describe('sqlite backend specifics', () => {
-  function rows(file: string): Promise<Array<{ key: string; value: string }>> {
-    return new Promise((resolve, reject) => {
-      const db = new sqlite3.Database(file);
-      db.all('SELECT key, value FROM keyv ORDER BY key', (error: Error | null, result: Array<{ key: string; value: string }>) => {
-        db.close();
-        if (error) reject(error);
-        else resolve(result);
-      });
-    });
+  /** Reads the table through a separate @keyv/sqlite connection, as another process would. */
+  async function rows(file: string): Promise<Array<{ key: string; value: string }>> {
+    const other = new KeyvSqlite({ uri: `sqlite://${file}` });
+    try {
+      return (await other.query('SELECT key, value FROM keyv ORDER BY key')) as Array<{ key: string; value: string }>;
+    } finally {
+      await other.close();
+    }
   }
 
   it('stores Keyv envelopes with a physical expiry under the namespace prefix', async () => {

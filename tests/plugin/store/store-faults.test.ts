@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import sqlite3 from 'sqlite3';
+import KeyvSqlite from '@keyv/sqlite';
 import { openStore } from '../../../plugin/store/open-store.js';
 import { StoreUnavailableError, type PendingStore } from '../../../plugin/store/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
@@ -119,8 +119,9 @@ describe('store faults: sqlite', () => {
     const store = await openStore(`sqlite://${file}`, { namespace: 'locked' });
     const record = freshRecord();
     await store.create(record);
-    const locker = new sqlite3.Database(file);
-    const run = (sql: string) => new Promise<void>((resolve, reject) => locker.run(sql, (e: Error | null) => (e ? reject(e) : resolve())));
+    // A second connection (as another process would have) takes the write lock and sits on it.
+    const locker = new KeyvSqlite({ uri: `sqlite://${file}` });
+    const run = (sql: string) => locker.query(sql) as Promise<unknown>;
     await run('BEGIN EXCLUSIVE');
     try {
       await assertUnavailable(store.claim(record.requestId, answer()), 'claim');
@@ -129,7 +130,7 @@ describe('store faults: sqlite', () => {
       assert.equal((await store.get(record.requestId))?.status, 'pending');
     } finally {
       await run('ROLLBACK');
-      await new Promise<void>((resolve) => locker.close(() => resolve()));
+      await locker.close();
     }
     assert.equal((await store.get(record.requestId))?.status, 'pending', 'the refused claim changed nothing');
     assert.equal((await store.claim(record.requestId, answer())).ok, true);
