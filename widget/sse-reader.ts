@@ -82,7 +82,14 @@ export function eventStreamBody(response: Response): ReadableStream<Uint8Array<A
  * Single use: the body can be read only once.
  */
 export function readChatEvents(response: Response, options: ReadChatEventsOptions = {}): AsyncIterableIterator<ChatEvent> {
-  return iterate(eventStreamBody(response), options);
+  const body = eventStreamBody(response);
+  const { signal } = options;
+  // Until the first read, an abort still releases the connection: a stream nobody iterates must not hang on.
+  const beforeReading = () => {
+    if (!body.locked) void body.cancel(signal?.reason).catch(noop);
+  };
+  signal?.addEventListener('abort', beforeReading, { once: true });
+  return iterate(body, options, () => signal?.removeEventListener('abort', beforeReading));
 }
 
 /**
@@ -122,7 +129,9 @@ function finalCarriageReturn(): TransformStream<string, string> {
 async function* iterate(
   body: ReadableStream<Uint8Array<ArrayBuffer>>,
   { signal, onEvent, maxEventSize = DEFAULT_MAX_EVENT_SIZE }: ReadChatEventsOptions,
+  started: () => void,
 ): AsyncGenerator<ChatEvent, void, undefined> {
+  started();
   if (signal?.aborted) {
     await body.cancel(signal.reason).catch(noop);
     return;

@@ -86,6 +86,11 @@ describe('readChatEvents', () => {
       deepEqual(await read([text]), [{ event: 'done', data: { reason: 'paused' } }]);
     });
 
+    it('ignores id:, retry: and unknown fields without losing the event', async () => {
+      const text = 'id: 7\nretry: 3000\nretry: soon\nfoo: bar\nevent: done\ndata: {"reason":"completed"}\n\n';
+      deepEqual(await read([text]), [{ event: 'done', data: done }]);
+    });
+
     it('joins multiple data: lines with a newline before parsing the JSON', async () => {
       const text = 'event: message_delta\ndata: {"text":\ndata: "两行 data"\ndata: }\n\n';
       deepEqual(await read([text]), [{ event: 'message_delta', data: { text: '两行 data' } }]);
@@ -197,6 +202,15 @@ describe('readChatEvents', () => {
       const { response, control } = streamResponse([acceptedStream()]);
       deepEqual(await collect(readChatEvents(response, { signal: AbortSignal.abort() })), []);
       await control.cancelled;
+    });
+
+    it('cancels the body on abort even when nobody has started iterating', async () => {
+      const controller = new AbortController();
+      const { response, control } = streamResponse([acceptedStream()], { hang: true });
+      const events = readChatEvents(response, { signal: controller.signal });
+      controller.abort(new Error('left the page'));
+      equal(String(await control.cancelled), 'Error: left the page');
+      deepEqual(await collect(events), []);
     });
 
     it('turns a connection dropped mid-stream into ChatStreamError stream_failed', async () => {
