@@ -25,6 +25,8 @@ export interface ScriptedTurn {
   failStatus?: number;
   /** Streamed only after this settles, so a test can hold a run mid-flight. */
   hold?: Promise<unknown>;
+  /** Pause after each streamed text piece, so a person watching sees text arrive. @default 0 */
+  pieceDelayMs?: number;
 }
 
 /** What a request body looks like to the scripted model (the fields it reads). */
@@ -175,6 +177,9 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
     for (const c of chunks.slice(1)) {
       if (res.destroyed) return;
       res.write(`data: ${JSON.stringify(c)}\n\n`);
+      const isText = (c.choices as Array<{ delta: { content?: string } }>)[0]?.delta.content;
+      // Only text is paced: a person watches it arrive; tool-call arguments nobody reads as they stream.
+      if (turn.pieceDelayMs && isText) await new Promise((r) => setTimeout(r, turn.pieceDelayMs));
     }
     res.end('data: [DONE]\n\n');
   });

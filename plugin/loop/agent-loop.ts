@@ -45,12 +45,19 @@ export interface AgentLoopOptions {
   resumeWaitMs?: number;
   /** Extra Chat Completions request fields (temperature, …). */
   request?: Record<string, unknown>;
-  /** In-memory mode: the core's in-process host; the paused run awaits `waitForAnswer` here. */
-  inProcess?: InProcessHost;
+  /**
+   * In-memory mode: whatever offers the core's `waitForAnswer` (the kit built without a `host`, or an
+   * in-process host); the paused run awaits it here. The kit keeps its own host then: do not pass `loop.host`.
+   */
+  inProcess?: InProcessWaiter;
   /** Where run state lives. @default `store` (in-memory mode: pass a `memory` store) */
   stateStore?: PendingStore;
   /** Failures of background work nobody awaits. @default console.error */
   onError?: (err: unknown) => void;
+}
+
+export interface InProcessWaiter {
+  waitForAnswer: InProcessHost['waitForAnswer'];
 }
 
 export interface ChatInput {
@@ -67,7 +74,7 @@ export interface SweepReport {
 }
 
 export interface AgentLoop {
-  /** Give this to `createAskUserKit({ host })`: the persistent host, or `inProcess` in memory mode. */
+  /** The persistent host: give it to `createAskUserKit({ host })` (not used in memory mode). */
   readonly host: RunHost;
   attach(coordinator: LoopCoordinator): void;
   /** POST /api/chat: supersede an open card, roll forward a half-resolved one, run the message. */
@@ -77,7 +84,7 @@ export interface AgentLoop {
   /** Every paused session: roll forward, and close overdue interactions as expired. Call at startup. */
   sweep(): Promise<SweepReport>;
   getRun(sessionId: string): Promise<RunState | undefined>;
-  /** Stop background waits (in-memory mode). */
+  /** Settle background work (in-memory mode: close the kit first, which withdraws the waits). */
   close(): Promise<void>;
 }
 
@@ -292,7 +299,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   }
 
   return {
-    host: inProcess ?? persistentHost,
+    host: persistentHost,
     attach(c) {
       coordinator = c;
     },
@@ -301,7 +308,8 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     sweep,
     getRun: (sessionId) => states.get(sessionId),
     async close() {
-      inProcess?.abortAll('the agent loop is closing');
+      // In-memory waits end with the kit (its close() rejects them), so close the kit first; a run still
+      // streaming is given the time its stream needs.
       await Promise.allSettled([...background]);
     },
   };

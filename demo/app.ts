@@ -1,0 +1,129 @@
+/**
+ * The demo agent server as a Koa app: the plugin's routes, `POST /api/chat` on the plugin's agent loop,
+ * a developer trace, and the built page — everything `demo/server.ts` serves on one port. Tests build
+ * it in-process on their own store and model.
+ */
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import type OpenAI from 'openai';
+import { createAskUserKit, type AskUserKit } from '../plugin/ask-user-kit.js';
+import { consoleAuditLogger, type AuditLogger } from '../plugin/audit.js';
+import { openStore } from '../plugin/store/index.js';
+import type { PendingStore } from '../plugin/store/types.js';
+import { sessionIdSchema, LIMITS } from '../plugin/schema.js';
+import { createAgentLoop, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
+import { TraceBook } from './trace.js';
+import { staticFiles } from './static-files.js';
+import { demoTools } from './tools.js';
+import { sessionView } from './session-view.js';
+
+export interface DemoAppOptions {
+  store: PendingStore;
+  client: OpenAI;
+  model: string;
+  /** @default 'persistent' */
+  hostMode?: 'persistent' | 'in-process';
+  /** @default 30 minutes */
+  ttlMs?: number;
+  /** @default 'zh' */
+  locale?: 'zh' | 'en';
+  /** @default 8 */
+  maxRounds?: number;
+  /** @default the demo's list_test_suites */
+  tools?: LoopTool[];
+  /** Built page to serve; omitted: API only. */
+  staticDir?: string;
+  /** @default one JSON line per entry on stdout */
+  audit?: AuditLogger;
+  heartbeatMs?: number;
+  system?: string;
+}
+
+export interface DemoApp {
+  app: Koa;
+  kit: AskUserKit;
+  loop: AgentLoop;
+  trace: TraceBook;
+  close(): Promise<void>;
+}
+
+export const DEMO_SYSTEM_PROMPT =
+  'You are a helpful engineering assistant. When a task lacks information only the user has, call ask_user with one clear question; ' +
+  'after its result arrives, continue the task using exactly what the user chose (option ids) and typed. If the user cancelled, stop.';
+
+const MESSAGE_MAX = LIMITS.customInput;
+
+function badRequest(ctx: Koa.Context, message: string, field?: string) {
+  ctx.status = 400;
+  ctx.body = { error: { code: 'invalid_request', message, ...(field ? { field } : {}) } };
+}
+
+export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
+  const { store, client, model, hostMode = 'persistent', ttlMs, locale = 'zh', maxRounds = 8, tools = demoTools, staticDir, heartbeatMs, system = DEMO_SYSTEM_PROMPT } = options;
+  const trace = new TraceBook();
+  const logger = trace.auditLogger(options.audit ?? consoleAuditLogger());
+  const common = { client, model, store, tools, maxRounds, locale, system };
+
+  let kit: AskUserKit;
+  let loop: AgentLoop;
+  let stateStore: PendingStore | undefined;
+  if (hostMode === 'in-process') {
+    // The run lives in this process only: its history in a memory store, its pause in the kit's waiter.
+    stateStore = await openStore('memory');
+    kit = createAskUserKit({ store, logger, ...(ttlMs ? { ttlMs } : {}), ...(heartbeatMs !== undefined ? { heartbeatMs } : {}) });
+    loop = createAgentLoop({ ...common, stateStore, inProcess: kit, coordinator: kit });
+  } else {
+    loop = createAgentLoop(common);
+    kit = createAskUserKit({ store, logger, host: loop.host, ...(ttlMs ? { ttlMs } : {}), ...(heartbeatMs !== undefined ? { heartbeatMs } : {}) });
+    loop.attach(kit);
+  }
+
+  const app = new Koa();
+  app.on('error', (err) => console.error('[demo]', err));
+  app.use(trace.tap({ chat: '/api/chat', continue: '/api/chat/continue' }));
+  const json = bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.bodyBytes });
+
+  app.use(async function demoRoutes(ctx, next) {
+    if (ctx.path === '/api/chat' && ctx.method === 'POST') {
+      await json(ctx, async () => {});
+      const body = (ctx.request.body ?? {}) as { sessionId?: unknown; message?: unknown };
+      const sessionId = sessionIdSchema.safeParse(body.sessionId);
+      if (!sessionId.success) return badRequest(ctx, `sessionId: ${sessionId.error.issues[0]!.message}`, 'sessionId');
+      if (typeof body.message !== 'string' || body.message.trim() === '' || body.message.length > MESSAGE_MAX) {
+        return badRequest(ctx, `message: a non-blank string of at most ${MESSAGE_MAX} characters is required`, 'message');
+      }
+      const sse = kit.openSse(ctx);
+      await loop.chat({ sessionId: sessionId.data, message: body.message, sse });
+      return;
+    }
+    if (ctx.method === 'GET' && (ctx.path === '/api/trace' || ctx.path === '/api/session')) {
+      const sessionId = sessionIdSchema.safeParse(ctx.query.sessionId);
+      if (!sessionId.success) return badRequest(ctx, 'sessionId: required as a query parameter', 'sessionId');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body =
+        ctx.path === '/api/trace'
+          ? { sessionId: sessionId.data, lines: trace.get(sessionId.data) }
+          : sessionView(sessionId.data, await loop.getRun(sessionId.data));
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/api/health') {
+      ctx.body = { ok: true, store: store.kind, model, hostMode };
+      return;
+    }
+    await next();
+  });
+  app.use(kit.routes());
+  if (staticDir) app.use(staticFiles(staticDir));
+
+  return {
+    app,
+    kit,
+    loop,
+    trace,
+    async close() {
+      await kit.close();
+      await loop.close();
+      await stateStore?.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The demo server's environment (CONTRACT.md §7), read and checked in one place so a wrong value fails at
+ * startup with a message naming the variable, not later inside a request.
+ */
+export interface DemoConfig {
+  port: number;
+  host: string;
+  /** Unset: the embedded scripted model is started and used. */
+  baseURL?: string;
+  apiKey: string;
+  model?: string;
+  storeUrl: string;
+  ttlMs: number;
+  /** `persistent` (exact resume from the store) or `in-process` (the run waits in memory). */
+  hostMode: 'persistent' | 'in-process';
+  /** Language of the ask_user tool description. */
+  locale: 'zh' | 'en';
+  maxRounds: number;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+  const hostMode = env.ASK_USER_HOST ?? 'persistent';
+  if (hostMode !== 'persistent' && hostMode !== 'in-process') {
+    throw new ConfigError(`ASK_USER_HOST must be "persistent" or "in-process", got ${JSON.stringify(hostMode)}`);
+  }
+  const locale = env.ASK_USER_LOCALE ?? 'zh';
+  if (locale !== 'zh' && locale !== 'en') throw new ConfigError(`ASK_USER_LOCALE must be "zh" or "en", got ${JSON.stringify(locale)}`);
+  const baseURL = env.OPENAI_BASE_URL || undefined;
+  return {
+    port: integer(env, 'PORT', 3000, 0),
+    host: env.HOST || '127.0.0.1',
+    ...(baseURL ? { baseURL } : {}),
+    apiKey: env.OPENAI_API_KEY || 'not-needed',
+    ...(env.OPENAI_MODEL ? { model: env.OPENAI_MODEL } : {}),
+    storeUrl: env.ASK_USER_STORE || 'sqlite://.data/ask-user.db',
+    ttlMs: integer(env, 'ASK_USER_TTL_MS', 30 * 60 * 1000, 1),
+    hostMode,
+    locale,
+    maxRounds: integer(env, 'ASK_USER_MAX_ROUNDS', 8, 1),
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The demo's offline assistant: a deterministic stand-in for a real model, answering Chat Completions
+ * requests. It reads the history it is sent — the same history a real model would get — so what it says
+ * after an answer is evidence of what actually reached it: the chosen option ids and labels, the typed
+ * text, or the cancellation.
+ */
+import type { AskUserArgs } from '../../plugin/schema.js';
+import type { ChatRequestBody, ScriptedTurn } from './chat-completions-server.js';
+import { langOf, questionFor, topicOf, TEST_SUITES, type Lang, type TestSuite } from './questions.js';
+
+export const LIST_TEST_SUITES = 'list_test_suites';
+
+type Message = ChatRequestBody['messages'][number];
+interface CallInfo {
+  id: string;
+  function: { name: string; arguments: string };
+}
+
+const textOf = (m: Message | undefined): string => {
+  const c = m?.content;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('');
+  return '';
+};
+
+function findCall(messages: Message[], toolCallId: string): CallInfo | undefined {
+  for (const m of messages) {
+    const calls = (m.tool_calls as CallInfo[] | undefined) ?? [];
+    const hit = calls.find((c) => c.id === toolCallId);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+const offers = (body: ChatRequestBody, name: string) => (body.tools ?? []).some((t) => t.function?.name === name);
+const parse = <T>(text: string): T | undefined => {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+};
+
+export interface AssistantOptions {
+  /** Pause between streamed pieces. @default 12 */
+  pieceDelayMs?: number;
+}
+
+export function createAssistant(options: AssistantOptions = {}) {
+  const { pieceDelayMs = 12 } = options;
+  const say = (text: string): ScriptedTurn => ({ text, chunkSize: 3, pieceDelayMs });
+  const ask = (intro: string, args: AskUserArgs): ScriptedTurn => ({
+    text: intro,
+    toolCalls: [{ name: 'ask_user', arguments: args as unknown as Record<string, unknown> }],
+    chunkSize: 3,
+    pieceDelayMs,
+  });
+
+  return function respond(body: ChatRequestBody): ScriptedTurn {
+    const messages = body.messages ?? [];
+    const last = messages.at(-1);
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    const lang: Lang = langOf(textOf(lastUser));
+    const zh = lang === 'zh';
+
+    if (last?.role === 'tool') {
+      const call = findCall(messages, String(last.tool_call_id));
+      if (call?.function.name === LIST_TEST_SUITES) {
+        const suites = parse<{ suites: TestSuite[] }>(textOf(last))?.suites ?? TEST_SUITES;
+        return ask(zh ? `找到 ${suites.length} 组测试。` : `I found ${suites.length} test suites.`, questionFor('tests', lang, suites));
+      }
+      if (call?.function.name === 'ask_user') {
+        const question = parse<AskUserArgs>(call.function.arguments);
+        return say(replyToAnswer(textOf(last), question, lang));
+      }
+      return say(zh ? '工具已执行完毕。' : 'The tool has finished.');
+    }
+
+    const userText = textOf(lastUser);
+    if (!offers(body, 'ask_user')) {
+      return say(zh ? `（此会话不允许追问）我会直接按默认方式处理：“${userText}”。` : `(Asking is not allowed here.) I will go with the defaults for: “${userText}”.`);
+    }
+    const topic = topicOf(userText);
+    if (topic === 'tests' && offers(body, LIST_TEST_SUITES)) {
+      return { text: zh ? '先看看项目里有哪些测试。' : 'Let me look at the test suites first.', toolCalls: [{ name: LIST_TEST_SUITES, arguments: {} }], chunkSize: 3, pieceDelayMs };
+    }
+    const intros: Record<Lang, string> = { zh: '开始之前，我需要你确认一件事。', en: 'Before I start, I need one thing from you.' };
+    return ask(intros[lang], questionFor(topic, lang));
+  };
+}
+
+interface ToolAnswer {
+  selections?: string[];
+  customInput?: string;
+  cancelled?: boolean;
+  reason?: 'expired' | 'superseded';
+}
+
+/** What the assistant says once the ToolResult is in: it names what it received, so a reader can check. */
+export function replyToAnswer(content: string, question: AskUserArgs | undefined, lang: Lang): string {
+  const zh = lang === 'zh';
+  const answer = parse<ToolAnswer>(content);
+  if (!answer) return zh ? '我没能读懂这个结果，先停在这里。' : 'I could not read that result, so I will stop here.';
+  if (answer.cancelled) {
+    if (answer.reason === 'expired') return zh ? '这个问题已超时未答，我先停下，需要时请重新发起。' : 'That question timed out, so I stopped. Ask again whenever you like.';
+    if (answer.reason === 'superseded') return zh ? '上一个问题已被新消息替代。' : 'The earlier question was replaced by your new message.';
+    return zh ? '好的，你取消了这个问题，我停在这里，不再继续这项任务。' : 'Understood, you cancelled; I will stop this task here.';
+  }
+  const selections = answer.selections ?? [];
+  const custom = (answer.customInput ?? '').trim();
+  const labelOf = (id: string) => question?.options?.find((o) => o.id === id)?.label ?? id;
+  const picked = selections.map((id) => (zh ? `「${labelOf(id)}」(${id})` : `“${labelOf(id)}” (${id})`)).join(zh ? '、' : ', ');
+  const extra = custom ? (zh ? `，另外你补充了：“${custom}”` : `, and you added: “${custom}”`) : '';
+  switch (question?.mode) {
+    case 'date':
+      return zh
+        ? `好的，发布日期定为 ${custom}。我会倒排计划：提前一周冻结代码，提前三天完成回归，${custom} 当天发布并公告。`
+        : `Release day is ${custom}. Working back from it: code freeze a week before, full regression three days before, ship and announce on ${custom}.`;
+    case 'directory':
+      return zh ? `好的，输出会写到 ${custom}/ 下。` : `Got it, the output goes under ${custom}/.`;
+    case 'number':
+      return zh ? `好的，按 ${custom} 个实例准备。` : `Okay, I will prepare ${custom} instances.`;
+    case 'text':
+      return zh ? `收到，你给的名称与描述是：“${custom}”。` : `Got it, name and description: “${custom}”.`;
+    case 'toggle':
+      return zh ? `好的，将启用：${picked}${extra}。` : `Okay, enabling ${picked}${extra}.`;
+    case 'multiple':
+      return selections.length === 0 && !custom
+        ? zh ? '你没有选择任何测试，我这次就不跑了。' : 'You picked no tests, so I will not run any this time.'
+        : zh ? `收到，你选了 ${picked || '（无选项）'}${extra}。我会按这个顺序执行并汇报结果。` : `Got it, you chose ${picked || '(no option)'}${extra}. I will run them in that order and report back.`;
+    default:
+      return selections.length === 0
+        ? zh ? `收到你的说明：“${custom}”，我会按它来。` : `Got your note: “${custom}”; I will follow it.`
+        : zh ? `收到，你选择了 ${picked}${extra}。我会按这个方式继续。` : `Got it, you chose ${picked}${extra}. I will proceed that way.`;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * What the offline assistant asks for each kind of request, in both languages. Data, not logic: the
+ * assistant picks an entry by keyword and sends it as the `ask_user` arguments.
+ */
+import type { AskUserArgs } from '../../plugin/schema.js';
+
+export type Lang = 'zh' | 'en';
+export type Topic = 'release' | 'tests' | 'directory' | 'count' | 'features' | 'naming' | 'approach';
+
+/** Keywords per topic, checked in this order (the first match wins). */
+export const TOPIC_KEYWORDS: ReadonlyArray<[Topic, RegExp]> = [
+  ['tests', /\btests?\b|test suites?|测试|用例/i],
+  ['release', /release|ship|launch|deadline|发布|上线|日期|排期/i],
+  ['directory', /director(y|ies)|folder|\bpath\b|目录|文件夹|路径/i],
+  ['count', /how many|how much|\bcount\b|number of|多少|几个|几台|数量/i],
+  ['features', /enable|disable|toggle|switch|feature flag|开关|启用|关闭|功能/i],
+  ['naming', /\bname\b|describe|description|名字|名称|命名|描述/i],
+];
+
+export function topicOf(text: string): Topic {
+  return TOPIC_KEYWORDS.find(([, re]) => re.test(text))?.[0] ?? 'approach';
+}
+
+export const langOf = (text: string): Lang => (/[\u3400-\u9fff]/.test(text) ? 'zh' : 'en');
+
+export interface TestSuite {
+  id: string;
+  label: string;
+  description: string;
+}
+
+/** What the demo's `list_test_suites` tool returns; the tests question is built from it. */
+export const TEST_SUITES: TestSuite[] = [
+  { id: 'unit', label: 'Unit', description: 'fast, no I/O' },
+  { id: 'integration', label: 'Integration', description: 'SQLite and Redis stores' },
+  { id: 'browser', label: 'Browser', description: 'the card in Chromium' },
+  { id: 'e2e', label: 'End-to-end', description: 'page, server and model together' },
+];
+
+export function questionFor(topic: Topic, lang: Lang, suites: TestSuite[] = TEST_SUITES): AskUserArgs {
+  const zh = lang === 'zh';
+  switch (topic) {
+    case 'release':
+      return {
+        title: zh ? '这次发布定在哪一天？' : 'Which day should the release go out?',
+        description: zh ? '我会按这个日期倒排冻结、回归和公告。' : 'I will plan the freeze, regression run and announcement back from this date.',
+        mode: 'date',
+        submitLabel: zh ? '确定日期' : 'Set date',
+      };
+    case 'tests':
+      return {
+        title: zh ? '这次要跑哪些测试？' : 'Which tests should I run?',
+        description: zh ? '可以多选；有特殊要求写在“其他说明”里。' : 'Pick any; put special requests in “Other”.',
+        mode: 'multiple',
+        options: suites.map((s) => ({ id: s.id, label: s.label, description: s.description, ...(s.id === 'unit' ? { recommended: true } : {}) })),
+        allowCustom: true,
+        submitLabel: zh ? '开始测试' : 'Run them',
+      };
+    case 'directory':
+      return {
+        title: zh ? '输出写到哪个目录？' : 'Which directory should the output go to?',
+        description: zh ? '相对于项目根目录的路径，例如 build/reports。' : 'A path relative to the project root, e.g. build/reports.',
+        mode: 'directory',
+      };
+    case 'count':
+      return {
+        title: zh ? '需要多少个实例？' : 'How many instances do you need?',
+        description: zh ? '填写一个数字。' : 'Enter a number.',
+        mode: 'number',
+      };
+    case 'features':
+      return {
+        title: zh ? '要启用哪些功能？' : 'Which features should be enabled?',
+        description: zh ? '至少启用一项。' : 'Enable at least one.',
+        mode: 'toggle',
+        options: [
+          { id: 'dark-mode', label: zh ? '深色模式' : 'Dark mode' },
+          { id: 'beta-search', label: zh ? '新版搜索' : 'New search', recommended: true },
+          { id: 'audit-log', label: zh ? '审计日志' : 'Audit log' },
+        ],
+      };
+    case 'naming':
+      return {
+        title: zh ? '给它起个名字，并简单描述一下。' : 'What should it be called? Add a short description.',
+        mode: 'text',
+        submitLabel: zh ? '提交' : 'Submit',
+      };
+    case 'approach':
+      return {
+        title: zh ? '请选择执行方式' : 'How should I proceed?',
+        description: zh ? '不同方式会影响接下来的工具权限。' : 'The choice decides which tools I may use next.',
+        mode: 'single',
+        options: [
+          { id: 'safe', label: zh ? '先分析' : 'Analyse first', description: zh ? '只阅读并给出方案' : 'Read only and propose a plan', recommended: true },
+          { id: 'implement', label: zh ? '直接实现' : 'Implement now', description: zh ? '开始修改工作区' : 'Start changing the workspace' },
+        ],
+        allowCustom: true,
+        submitLabel: zh ? '继续' : 'Continue',
+      };
+  }
+}

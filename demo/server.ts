@@ -1,0 +1,80 @@
+/**
+ * `npm run demo`: the demo agent server — page and API on one port (CONTRACT.md §7). With no
+ * OPENAI_BASE_URL it starts the embedded scripted assistant on another loopback port and talks to it
+ * through the same `openai` SDK path a real endpoint would take.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { openStore, parseStoreUrl } from '../plugin/store/index.js';
+import { readDemoConfig } from './config.js';
+import { createDemoApp } from './app.js';
+import { SCRIPTED_MODEL_NAME, startScriptedAssistant, type ChatCompletionsServer } from './scripted-model/index.js';
+
+const SWEEP_EVERY_MS = 60_000;
+
+async function main() {
+  const config = readDemoConfig();
+  const target = parseStoreUrl(config.storeUrl);
+  if (target.kind === 'sqlite') await mkdir(dirname(target.file), { recursive: true });
+  const store = await openStore(config.storeUrl);
+
+  let scripted: ChatCompletionsServer | undefined;
+  let baseURL = config.baseURL;
+  if (!baseURL) {
+    scripted = await startScriptedAssistant();
+    baseURL = scripted.baseURL;
+  }
+  const model = config.model ?? (scripted ? SCRIPTED_MODEL_NAME : 'gpt-4o-mini');
+  const client = new OpenAI({ baseURL, apiKey: config.apiKey, maxRetries: 1 });
+
+  const demo = await createDemoApp({
+    store,
+    client,
+    model,
+    hostMode: config.hostMode,
+    ttlMs: config.ttlMs,
+    locale: config.locale,
+    maxRounds: config.maxRounds,
+    staticDir: fileURLToPath(new URL('./dist/', import.meta.url)),
+  });
+
+  // Runs a crash left between an answer's claim and its ToolResult are finished before serving.
+  const report = await demo.loop.sweep();
+  const sweeper = setInterval(() => demo.loop.sweep().catch((err) => console.error('[demo] sweep failed', err)), SWEEP_EVERY_MS);
+  sweeper.unref();
+
+  const server = demo.app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const label = target.kind === 'redis' ? target.label : config.storeUrl;
+  console.log(`model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${baseURL}`}; store: ${label}; host: ${config.hostMode}`);
+  if (report.checked) console.log(`startup sweep: ${report.checked} paused run(s) checked, ${report.rolledForward} rolled forward, ${report.expired} expired`);
+  console.log(`ask-user-kit demo listening on http://${config.host}:${port}`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(sweeper);
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await demo.close();
+    await store.close();
+    await scripted?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  console.error(`ask-user-kit demo failed to start: ${(err as Error).message}`);
+  if ((err as { code?: string }).code) console.error(`code: ${(err as { code?: string }).code}`);
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+/**
+ * The developer trace behind the page's raw-SSE panel and `GET /api/trace`: every byte of every chat
+ * stream as written to the socket, and every audit entry, per session. Kept in process memory, bounded
+ * per session; with several instances each holds the trace of the streams it served.
+ */
+import type { Middleware } from 'koa';
+import type { AuditEntry, AuditLogger } from '../plugin/audit.js';
+
+export interface TraceLine {
+  /** ISO 8601. */
+  at: string;
+  source: 'sse' | 'audit';
+  /** For `sse`: which stream (`chat` or `continue`) and the raw event block as sent. */
+  stream?: 'chat' | 'continue';
+  text: string;
+}
+
+export class TraceBook {
+  readonly #lines = new Map<string, TraceLine[]>();
+  readonly #limit: number;
+
+  constructor(limit = 2000) {
+    this.#limit = limit;
+  }
+
+  add(sessionId: string, line: TraceLine): void {
+    let list = this.#lines.get(sessionId);
+    if (!list) this.#lines.set(sessionId, (list = []));
+    list.push(line);
+    if (list.length > this.#limit) list.splice(0, list.length - this.#limit);
+  }
+
+  get(sessionId: string): TraceLine[] {
+    return [...(this.#lines.get(sessionId) ?? [])];
+  }
+
+  /** Audit entries go to `next` (stdout by default) and into the session's trace. */
+  auditLogger(next: AuditLogger): AuditLogger {
+    return {
+      audit: (entry: AuditEntry) => {
+        next.audit(entry);
+        if (entry.sessionId) this.add(entry.sessionId, { at: entry.at, source: 'audit', text: JSON.stringify(entry) });
+      },
+    };
+  }
+
+  /**
+   * Koa middleware that copies what the chat routes write to the socket. It taps `res.write` because the
+   * continue stream is opened inside the plugin's route, beyond the reach of any wrapper around a sink.
+   */
+  tap(paths: { chat: string; continue: string }): Middleware {
+    return async (ctx, next) => {
+      const stream = ctx.path === paths.chat ? 'chat' : ctx.path === paths.continue ? 'continue' : undefined;
+      if (!stream || ctx.method !== 'POST') return next();
+      const res = ctx.res;
+      const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+      let pending = '';
+      (res as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => {
+        const sessionId = (ctx.request as { body?: { sessionId?: unknown } }).body?.sessionId;
+        if (typeof sessionId === 'string' && res.getHeader('content-type')?.toString().startsWith('text/event-stream')) {
+          pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+          let cut: number;
+          while ((cut = pending.indexOf('\n\n')) >= 0) {
+            const block = pending.slice(0, cut);
+            pending = pending.slice(cut + 2);
+            if (block !== ': ping') this.add(sessionId, { at: new Date().toISOString(), source: 'sse', stream, text: block });
+          }
+        }
+        return write(chunk, ...rest);
+      };
+      await next();
+    };
+  }
+}
