@@ -24,7 +24,8 @@ export function widgetBuild(fileName: string, external: RegExp | undefined, entr
     // Never wipe dist/widget: `tsc -p tsconfig.build.json` writes the .d.ts files there, and a later
     // `vite build` alone (as before the browser tests) must not delete them. Both file names are fixed.
     emptyOutDir: false,
-    target: 'es2022',
+    // ES2021, as lit 3 itself ships: class static blocks (ES2022) would shut out iOS 15 WebViews for nothing.
+    target: 'es2021',
     minify: 'oxc',
     sourcemap: false,
     copyPublicDir: false,
