@@ -79,6 +79,9 @@ export function createInProcessHost(options: InProcessHostOptions = {}): InProce
 
     async resume({ record, answer, toolResultContent, sse }: ResumeContext) {
       const waiter = take(record.requestId);
+      // The waiter's loop holds the history; handing it the result is the write, so mark it first: once
+      // the loop wakes it may end the stream at any moment.
+      if (waiter) await markWritten(record.requestId);
       sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
       if (!waiter) {
         // The waiter went away between the resumable check and the claim: say so instead of pretending.
@@ -88,7 +91,6 @@ export function createInProcessHost(options: InProcessHostOptions = {}): InProce
       }
       const status = record.resolution?.status ?? (answer.cancelled ? 'cancelled' : 'answered');
       waiter.resolve({ record, status, answer, toolResultContent, sse });
-      await markWritten(record.requestId);
       if (answer.cancelled) {
         sse.send('done', { reason: 'cancelled' });
         return;
@@ -101,8 +103,8 @@ export function createInProcessHost(options: InProcessHostOptions = {}): InProce
       const waiter = take(record.requestId);
       if (!waiter) return;
       const status = record.resolution?.status ?? 'expired';
-      waiter.resolve({ record, status, answer: { selections: [], customInput: '', cancelled: true }, toolResultContent });
       await markWritten(record.requestId);
+      waiter.resolve({ record, status, answer: { selections: [], customInput: '', cancelled: true }, toolResultContent });
     },
 
     waitForAnswer(requestId, signal) {
