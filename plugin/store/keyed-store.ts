@@ -23,6 +23,12 @@ import {
 } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * Physical TTLs only collect garbage; what a caller sees is decided on the logical clock. The grace keeps
+ * a row around a little past its logical end, so a clock that runs slow (a frozen test clock, a slightly
+ * behind instance) never finds a row gone that it still considers live.
+ */
+const PHYSICAL_GRACE_MS = 60_000;
 /** A swap fails only when another writer changed the row since our read; re-reading settles it. */
 const MAX_ATTEMPTS = 8;
 
@@ -90,8 +96,10 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
     return { raw, value: raw === undefined ? undefined : decodeEnvelope<T>(raw, key) };
   }
 
+  /** `ttlMs` is logical time left; the row physically outlives it by a grace period (see PHYSICAL_GRACE_MS). */
   async function write(key: string, expect: Expectation, value: unknown, ttlMs: number | undefined, deadline: number) {
-    return backend.swap({ key, expect, next: value === null ? null : encodeEnvelope(value, ttlMs), ttlMs, deadline });
+    const physicalTtl = ttlMs === undefined ? undefined : ttlMs + PHYSICAL_GRACE_MS;
+    return backend.swap({ key, expect, next: value === null ? null : encodeEnvelope(value, physicalTtl), ttlMs: physicalTtl, deadline });
   }
 
   /** What a caller may see of a stored interaction at `now`: undefined past retention, expired past expiresAt. */

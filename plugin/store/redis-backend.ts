@@ -70,6 +70,8 @@ export async function openRedisBackend(target: { url: string; label: string }, {
     url: target.url,
     // While disconnected, fail commands at once instead of queueing them past the budget.
     disableOfflineQueue: true,
+    // A server that hangs (not closed, just silent) leaves commands waiting; cap how many pile up.
+    commandsQueueMaxLength: 10_000,
     socket: {
       connectTimeout: timeoutMs,
       // Before the first connection a refusal is final, so openStore fails at once with the reason;

@@ -186,6 +186,23 @@ export function storeContract(backend: string, factory: StoreFactory): void {
       await store.markToolResultWritten(newRequestId());
     });
 
+    it('keeps a claimed answer across reopening the store, so it can be rolled forward', async () => {
+      const namespace = `reopen${randomBytes(4).toString('hex')}`;
+      const first = await open({ namespace });
+      const record = pendingRecord();
+      await first.create(record);
+      await first.claim(record.requestId, answered(['pg'], 'use the replica'));
+      await first.close();
+      // As if the process died between the claim and the ToolResult write.
+      const second = await open({ namespace });
+      const stored = await second.get(record.requestId);
+      assert.equal(stored?.status, 'answered');
+      assert.deepEqual(stored?.resolution, answered(['pg'], 'use the replica'));
+      assert.equal(stored?.toolResultWritten, undefined);
+      await second.markToolResultWritten(record.requestId);
+      assert.equal((await second.get(record.requestId))?.toolResultWritten, true);
+    });
+
     it('writes state only if absent when ifVersion is null', async () => {
       const store = await open();
       assert.equal(await store.getState('run'), undefined);
