@@ -2,6 +2,7 @@
  * Keyboard-only use with real key presses (CDP input events through @web/test-runner-commands): Tab
  * into the card, arrows and Space on native controls, Enter to submit, Ctrl+Enter from a textarea.
  */
+import { describe, it, afterEach } from './helpers/bdd.js';
 import { sendKeys } from '@web/test-runner-commands';
 import { deepEqual, equal, includes } from './helpers/expect.js';
 import { $, cleanup, deepActiveElement, mount, multiple, number, settle, single, text, textOf, toggle } from './helpers/card-fixtures.js';

@@ -1,4 +1,5 @@
 /** zh-CN by default, en on request (property, `lang`, provider), and every string overridable. */
+import { describe, it, afterEach } from './helpers/bdd.js';
 import { equal, includes } from './helpers/expect.js';
 import { $, cleanup, mount, multiple, single, submit, textOf } from './helpers/card-fixtures.js';
 

@@ -3,6 +3,7 @@
  * server's answer rules (plugin/answer-rules.ts) would refuse — with the message next to the field and
  * nothing sent.
  */
+import { describe, it, afterEach } from './helpers/bdd.js';
 import { assert, deepEqual, equal, includes } from './helpers/expect.js';
 import {
   $,

@@ -3,6 +3,7 @@
  * a run that cannot resume; every refusal of CONTRACT.md §4 in words; and the host's own submission
  * through `ask-user-submit`, `markSubmitted`, `showError`, `markResolved`.
  */
+import { describe, it, afterEach } from './helpers/bdd.js';
 import { AskUserErrorEvent, AskUserExpiredEvent, AskUserSubmitEvent } from '../../widget/events.js';
 import type { AskUserCard } from '../../widget/ask-user-card.js';
 import { assert, deepEqual, equal, excludes, includes, until } from './helpers/expect.js';

@@ -2,6 +2,7 @@
  * Model text is text: markup in any field of the request, in a server's error message or in the user's
  * own input is shown literally and never runs.
  */
+import { describe, it, beforeEach, afterEach } from './helpers/bdd.js';
 import { assert, equal, includes } from './helpers/expect.js';
 import { $, cleanup, mount, pick, settle, single, submit, textOf, type } from './helpers/card-fixtures.js';
 

@@ -4,6 +4,7 @@
  * a fake `fetch` answering with real `Response`s (SSE bodies for 200, contract error bodies otherwise);
  * the elements, the client and the SSE reader are the real ones.
  */
+import { describe, it, afterEach } from './helpers/bdd.js';
 import type { AskUserProvider } from '../../widget/ask-user-provider.js';
 import type { AskUserContinuedEvent, AskUserErrorEvent } from '../../widget/events.js';
 import type { AskUserRequest } from '../../widget/read-answer.js';

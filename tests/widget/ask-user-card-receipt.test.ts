@@ -1,0 +1,66 @@
+/** widget/receipt.ts: every refusal of CONTRACT.md §4 leads to one thing the user can do. */
+import { describe, it } from './helpers/bdd.js';
+import { deepEqual, equal } from './helpers/expect.js';
+import { failureFromThrown, failureOutcome, receiptForAnswer, selectionLabels } from '../../widget/receipt.js';
+
+const outcome = (status: number, code?: string, extra: Record<string, unknown> = {}) =>
+  failureOutcome({ status, error: code ? { code, message: 'm', ...extra } : undefined });
+
+describe('failureOutcome', () => {
+  it('409 already_answered becomes the first answer receipt', () => {
+    deepEqual(outcome(409, 'already_answered', { receipt: { requestId: 'r', toolCallId: 't', status: 'answered', at: 'T' } }), {
+      kind: 'receipt',
+      receipt: { kind: 'elsewhere', at: 'T' },
+    });
+    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'expired', at: 'T' } }), { kind: 'receipt', receipt: { kind: 'expired', at: 'T' } });
+    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'bogus' } }), { kind: 'receipt', receipt: { kind: 'elsewhere', at: undefined } });
+  });
+
+  it('maps the terminal codes to receipts', () => {
+    equal(outcome(410, 'expired').kind === 'receipt' && (outcome(410, 'expired') as { receipt: { kind: string } }).receipt.kind, 'expired');
+    deepEqual(outcome(409, 'not_resumable'), { kind: 'receipt', receipt: { kind: 'not-resumable' } });
+    deepEqual(outcome(404, 'not_found'), { kind: 'receipt', receipt: { kind: 'gone' } });
+  });
+
+  it('maps the recoverable codes to errors, retry only where retrying helps', () => {
+    const pick = (o: ReturnType<typeof failureOutcome>) => (o.kind === 'error' ? [o.key, o.retry] : o.kind);
+    deepEqual(pick(outcome(503, 'store_unavailable')), ['errorUnavailable', true]);
+    deepEqual(pick(outcome(422, 'invalid_answer')), ['errorInvalidAnswer', false]);
+    deepEqual(pick(outcome(400, 'invalid_request')), ['errorInvalidRequest', false]);
+    deepEqual(pick(outcome(403, 'forbidden')), ['errorForbidden', false]);
+    deepEqual(pick(outcome(403, 'session_mismatch')), ['errorForbidden', false]);
+    deepEqual(pick(outcome(0, 'network_error')), ['errorNetwork', true]);
+    deepEqual(pick(outcome(418, 'teapot')), ['errorUnknown', true]);
+  });
+
+  it('client-made codes fall back on the HTTP status', () => {
+    deepEqual(outcome(410, 'http_error'), { kind: 'receipt', receipt: { kind: 'expired' } });
+    equal((outcome(502, 'http_error') as { key: string }).key, 'errorUnavailable');
+    equal((outcome(0, 'aborted') as { key: string }).key, 'errorNetwork');
+  });
+
+  it('422 keeps the field the server named', () => {
+    equal((outcome(422, 'invalid_answer', { field: 'selections' }) as { field?: string }).field, 'selections');
+    equal((outcome(422, 'invalid_answer', { field: 'other' }) as { field?: string }).field, undefined);
+  });
+});
+
+describe('receipt helpers', () => {
+  it('a thrown error is a status-0 network failure', () => {
+    deepEqual(failureFromThrown(new TypeError('x')), { status: 0, error: { code: 'network_error', message: 'x' } });
+  });
+
+  it('receiptForAnswer keeps what was sent; a cancel keeps nothing', () => {
+    deepEqual(receiptForAnswer({ selections: ['a'], customInput: 'b', cancelled: false }, 'T'), {
+      kind: 'answered',
+      at: 'T',
+      selections: ['a'],
+      customInput: 'b',
+    });
+    deepEqual(receiptForAnswer({ selections: ['a'], customInput: 'b', cancelled: true }, 'T'), { kind: 'cancelled', at: 'T' });
+  });
+
+  it('selectionLabels maps ids to labels, unknown ids to themselves', () => {
+    deepEqual(selectionLabels({ options: [{ id: 'a', label: 'A' }] }, ['a', 'z']), ['A', 'z']);
+  });
+});
