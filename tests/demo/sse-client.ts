@@ -1,0 +1,63 @@
+/**
+ * Test-side HTTP calls to a demo server: POST a chat or continue and read the whole event stream, with
+ * eventsource-parser (not the widget's reader, so the server is checked by an independent parser).
+ */
+import { createParser } from 'eventsource-parser';
+
+export interface SseEvent {
+  event: string;
+  data: any;
+}
+
+export interface StreamResult {
+  status: number;
+  contentType: string;
+  /** Parsed events, in order (JSON bodies when the response is not a stream end up in `json`). */
+  events: SseEvent[];
+  json?: any;
+  raw: string;
+}
+
+export async function postStream(url: string, body: unknown): Promise<StreamResult> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const contentType = res.headers.get('content-type') ?? '';
+  const raw = await res.text();
+  if (!contentType.startsWith('text/event-stream')) {
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, contentType, events: [], json, raw };
+  }
+  const events: SseEvent[] = [];
+  const parser = createParser({ onEvent: (e) => events.push({ event: e.event ?? 'message', data: JSON.parse(e.data) }) });
+  parser.feed(raw);
+  return { status: res.status, contentType, events, raw };
+}
+
+export const names = (r: StreamResult) => r.events.map((e) => e.event);
+export const first = (r: StreamResult, name: string) => r.events.find((e) => e.event === name)?.data;
+export const all = (r: StreamResult, name: string) => r.events.filter((e) => e.event === name).map((e) => e.data);
+export const text = (r: StreamResult) => all(r, 'message_delta').map((d) => d.text).join('');
+
+/** `names` with runs of message_delta folded into one, for order assertions. */
+export function shape(r: StreamResult): string[] {
+  const out: string[] = [];
+  for (const n of names(r)) if (!(n === 'message_delta' && out.at(-1) === 'message_delta')) out.push(n);
+  return out;
+}
+
+export const answerBody = (sessionId: string, requestId: string, selections: string[] = [], customInput = '', cancelled = false) => ({
+  sessionId,
+  requestId,
+  selections,
+  customInput,
+  cancelled,
+});
+
+export async function getJson(url: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(url);
+  return { status: res.status, body: await res.json() };
+}
