@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { createClient } from '@keyv/redis';
 import { openStore } from '../../../plugin/store/open-store.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { openRedisBackend } from '../../../plugin/store/redis-backend.js';
+import { parseStoreUrl } from '../../../plugin/store/store-url.js';
+import { backendContract } from './backend-contract.js';
 import { storeContract } from './store-contract.js';
 import { pendingRecord, answered, HOUR, MINUTE } from './fixtures/records.js';
 
@@ -15,6 +18,11 @@ after(async () => {
 });
 
 storeContract('redis', (options) => openStore(redis.url, options));
+backendContract('redis', async () => {
+  const target = parseStoreUrl(redis.url);
+  assert.equal(target.kind, 'redis');
+  return openRedisBackend(target as Extract<typeof target, { kind: 'redis' }>, { timeoutMs: 1500 });
+});
 
 describe('redis backend specifics', () => {
   it('puts a real TTL on every row, renewed to the retention window on resolution', async () => {

@@ -6,6 +6,7 @@ import { createKeyedStore } from '../../../plugin/store/keyed-store.js';
 import { openSqliteBackend } from '../../../plugin/store/sqlite-backend.js';
 import { encodeEnvelope } from '../../../plugin/store/backend.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
+import { backendContract } from './backend-contract.js';
 import { storeContract } from './store-contract.js';
 import { pendingRecord } from './fixtures/records.js';
 
@@ -18,6 +19,7 @@ after(async () => {
 });
 
 storeContract('sqlite', (options) => openStore(`sqlite://${dir.file('contract.db')}`, options));
+backendContract('sqlite', () => openSqliteBackend(dir.file('backend.db'), { timeoutMs: 1500 }));
 
 describe('sqlite backend specifics', () => {
   /** Reads the table through a separate @keyv/sqlite connection, as another process would. */
