@@ -98,12 +98,35 @@ async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {
   return ctx.request.body;
 }
 
+/** What a `rejected` audit entry says about the request, beyond event, time and reason. */
+type AuditContext = Omit<AuditEntry, 'event' | 'at' | 'reason'>;
+
+function auditContext(record: InteractionRecord, sessionId: string, answer: Answer): AuditContext {
+  const { event: _event, at: _at, ...rest } = recordEntry('rejected', record, 0, { sessionId, answer });
+  return rest;
+}
+
+const expiredError = () => new AskUserError('expired', 'This question expired before it was answered; ask again in a new message.');
+
+const CLOSED_MESSAGES: Record<string, string> = {
+  answered: 'This question was already answered.',
+  cancelled: 'This question was already cancelled.',
+  superseded: 'This question was replaced by a newer message and can no longer be answered.',
+};
+
+/** 409 with the first resolution's receipt, or 410 when what closed it was the expiry. */
+function closedError(record: InteractionRecord): AskUserError {
+  const receipt = receiptOf(record);
+  if (receipt.status === 'expired') return expiredError();
+  return new AskUserError('already_answered', CLOSED_MESSAGES[receipt.status] ?? 'This question is already closed.', { receipt });
+}
+
 export function createRoutes(deps: RoutesDeps): Middleware {
   const { store, host, coordinator, audit, authorize, heartbeatMs, now, sseTimers, onError } = deps;
   const prefix = deps.prefix.replace(/\/+$/, '');
   const router = new Router();
 
-  const respondError = (ctx: ParameterizedContext, err: AskUserError, rejected: Omit<AuditEntry, 'event' | 'at' | 'reason'>) => {
+  const respondError = (ctx: ParameterizedContext, err: AskUserError, rejected: AuditContext) => {
     audit.audit({ event: 'rejected', at: iso(now()), ...rejected, reason: err.code, detail: err.message });
     ctx.status = err.status;
     ctx.body = err.toBody();
@@ -123,8 +146,7 @@ export function createRoutes(deps: RoutesDeps): Middleware {
   };
 
   router.post(`${prefix}/chat/continue`, async function continueInteraction(ctx) {
-    let known: Omit<AuditEntry, 'event' | 'at'> = {};
-    let record: InteractionRecord | undefined;
+    let known: AuditContext = {};
     try {
       const parsed = continueBodySchema.safeParse(await readJsonBody(ctx));
       if (!parsed.success) {
@@ -142,23 +164,17 @@ export function createRoutes(deps: RoutesDeps): Middleware {
       known = { sessionId: body.sessionId, requestId: body.requestId };
       await checkAuthorized(ctx, body.sessionId);
 
-      record = await store.get(body.requestId).catch(storeError);
+      const record = await store.get(body.requestId).catch(storeError);
       if (!record) throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
-      known = recordEntry('rejected', record, now(), { sessionId: body.sessionId });
+      const answer: Answer = body.cancelled ? CANCEL : { selections: body.selections, customInput: body.customInput, cancelled: false };
+      known = auditContext(record, body.sessionId, answer);
       if (record.sessionId !== body.sessionId) {
         throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
       }
-      const answer: Answer = body.cancelled ? CANCEL : { selections: body.selections, customInput: body.customInput, cancelled: false };
-      const known2 = recordEntry('rejected', record, now(), { sessionId: body.sessionId, answer });
-      known = known2;
-      if (record.resolution || (record.status !== 'pending' && record.status !== 'expired')) {
-        const isExpiry = record.resolution?.status === 'expired';
-        if (isExpiry) throw new AskUserError('expired', 'This question expired before it was answered.', { receipt: receiptOf(record) });
-        throw new AskUserError('already_answered', 'This question was already answered or closed.', { receipt: receiptOf(record) });
-      }
+      if (record.resolution || (record.status !== 'pending' && record.status !== 'expired')) throw closedError(record);
       if (record.status === 'expired' || record.expiresAt <= now()) {
         await collectExpired(record).catch(storeError);
-        throw new AskUserError('expired', 'This question expired before it was answered.');
+        throw expiredError();
       }
       if (!(await host.isResumable(record))) {
         throw new AskUserError('not_resumable', 'The paused run cannot be continued by this server (it was restarted); start the task again.');
@@ -175,11 +191,9 @@ export function createRoutes(deps: RoutesDeps): Middleware {
         if (outcome.reason === 'not_found') throw new AskUserError('not_found', 'No interaction has this requestId.', { field: 'requestId' });
         if (outcome.reason === 'expired') {
           await collectExpired(outcome.record).catch(storeError);
-          throw new AskUserError('expired', 'This question expired before it was answered.');
+          throw expiredError();
         }
-        const receipt = receiptOf(outcome.record);
-        if (receipt.status === 'expired') throw new AskUserError('expired', 'This question expired before it was answered.', { receipt });
-        throw new AskUserError('already_answered', 'This question was already answered or closed.', { receipt });
+        throw closedError(outcome.record);
       }
 
       const claimed = outcome.record;
@@ -214,7 +228,7 @@ export function createRoutes(deps: RoutesDeps): Middleware {
   });
 
   router.get(`${prefix}/interactions/pending`, async function pendingInteraction(ctx) {
-    let known: Omit<AuditEntry, 'event' | 'at'> = {};
+    let known: AuditContext = {};
     try {
       const raw = ctx.query.sessionId;
       const parsed = sessionIdSchema.safeParse(raw);
