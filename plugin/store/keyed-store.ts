@@ -126,19 +126,26 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
         const now = clock();
         const purgeAt = record.expiresAt + retentionMs;
         const ttlMs = ttlUntil(purgeAt, now);
-        // Pointer first: if the record write then fails, the pointer dangles and currentOf reads nothing,
-        // and a retry of the same create rewrites both.
-        await write(sessionKey(record.sessionId), { kind: 'any' }, { requestId: record.requestId } satisfies StoredPointer, ttlMs, deadline);
         const fresh = JSON.stringify(record);
+        /** True when the id is free; throws on a clash; false when an identical record (a retry) is there. */
+        const isFree = (loaded: Loaded<StoredInteraction>): boolean => {
+          const { value } = loaded;
+          if (value === undefined || now >= value.purgeAt) return true;
+          // The same record again is a retry whose first reply was lost; anything else is a real clash.
+          if (JSON.stringify(value.record) === fresh) return false;
+          throw new StoreError('duplicate_request_id', `requestId ${record.requestId} already holds an interaction; mint a new id per ask`);
+        };
+        let loaded = await load<StoredInteraction>(interactionKey(record.requestId));
+        const free = isFree(loaded);
+        // Pointer before record: if the record write then fails, the pointer dangles and currentOf reads
+        // nothing, and a retry of the same create rewrites both.
+        await write(sessionKey(record.sessionId), { kind: 'any' }, { requestId: record.requestId } satisfies StoredPointer, ttlMs, deadline);
+        if (!free) return;
         for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-          const { raw, value } = await load<StoredInteraction>(interactionKey(record.requestId));
-          if (value !== undefined && now < value.purgeAt) {
-            // The same record again is a retry whose first reply was lost; anything else is a real clash.
-            if (JSON.stringify(value.record) === fresh) return;
-            throw new StoreError('duplicate_request_id', `requestId ${record.requestId} already holds an interaction; mint a new id per ask`);
-          }
           const stored: StoredInteraction = { record, purgeAt };
-          if (await write(interactionKey(record.requestId), expectFor(raw), stored, ttlMs, deadline)) return;
+          if (await write(interactionKey(record.requestId), expectFor(loaded.raw), stored, ttlMs, deadline)) return;
+          loaded = await load<StoredInteraction>(interactionKey(record.requestId));
+          if (!isFree(loaded)) return;
         }
         throw contention('create', record.requestId);
       }),

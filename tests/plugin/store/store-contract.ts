@@ -58,6 +58,9 @@ export function storeContract(backend: string, factory: StoreFactory): void {
       await store.create(record);
       await store.create(structuredClone(record));
       await assert.rejects(store.create({ ...record, toolCallId: 'call_other' }), (e: unknown) => e instanceof StoreError && e.code === 'duplicate_request_id');
+      await assert.rejects(store.create({ ...record, sessionId: 'other-session' }), (e: unknown) => e instanceof StoreError && e.code === 'duplicate_request_id');
+      assert.equal(await store.currentOf('other-session'), undefined, 'a refused create leaves session pointers alone');
+      assert.deepEqual(await store.currentOf(record.sessionId), record);
       await assert.rejects(store.create({ ...pendingRecord(), status: 'answered' }), (e: unknown) => e instanceof StoreError && e.code === 'invalid_record');
     });
 
