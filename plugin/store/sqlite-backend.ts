@@ -23,7 +23,8 @@ export interface SqliteBackendOptions {
 }
 
 /** Epoch milliseconds as SQLite sees them. */
-const SQL_NOW_MS = `CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)`;
+// Rounded, not truncated: julianday is a double and would otherwise read a millisecond early.
+const SQL_NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)`;
 
 export async function openSqliteBackend(file: string, { timeoutMs, sweepEveryMs = 60_000 }: SqliteBackendOptions): Promise<Backend> {
   if (file !== ':memory:') await mkdir(dirname(file), { recursive: true });
