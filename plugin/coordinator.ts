@@ -9,7 +9,7 @@ import { closedToolResultText } from './tool-result.js';
 import { recordEntry, type AuditLogger } from './audit.js';
 import { newRequestId } from './request-id.js';
 import { isChoiceMode } from './limits.js';
-import { askUserArgsSchema, type AskUserForm, type UserInputRequired } from './schema.js';
+import { askUserArgsSchema, sessionIdSchema, type AskUserForm, type UserInputRequired } from './schema.js';
 import type { RunHost, SseSink } from './host.js';
 import type { InteractionRecord, PendingStore } from './store/types.js';
 
@@ -182,6 +182,10 @@ export function createCoordinator(options: CoordinatorOptions) {
     toolCalls: readonly C[],
     { sessionId, sse }: InterceptContext,
   ): Promise<InterceptResult<C>> {
+    // A card whose session id the continue route would refuse could never be answered: fail loudly here.
+    if (!sessionIdSchema.safeParse(sessionId).success) {
+      throw new TypeError(`intercept needs a sessionId of 1-128 printable ASCII characters without spaces, got ${JSON.stringify(sessionId)}`);
+    }
     const ordinaryCalls = toolCalls.filter((c) => c.function?.name !== ASK_USER_TOOL_NAME);
     const errorResults: ErrorToolResult[] = [];
     let asked: { call: C; form: AskUserForm } | undefined;

@@ -68,6 +68,11 @@ describe('kit.intercept', () => {
     assert.equal(audit.entries.at(-1)?.event, 'asked');
   });
 
+  it('refuses a sessionId the continue route could never accept', async () => {
+    await assert.rejects(kit.intercept([call('c', 'ask_user', SINGLE)], { sessionId: 'has space' }), /sessionId of 1-128 printable ASCII/);
+    await assert.rejects(kit.intercept([], { sessionId: '' }), TypeError);
+  });
+
   it('no ask_user: no pause, every call is ordinary', async () => {
     const r = await kit.intercept([call('c1', 'read_file', {})], { sessionId: 's1' });
     assert.deepEqual([r.pause, r.ordinaryCalls.length, r.errorResults.length, r.interaction], [false, 1, 0, undefined]);
