@@ -32,7 +32,7 @@ import {
   type Receipt,
   type SubmitFailure,
 } from './receipt.js';
-import { format, resolveLocale, resolveStrings, type AskUserLocale, type AskUserStrings } from './strings.js';
+import { formatMessage, resolveLocale, resolveStrings, type AskUserLocale, type AskUserStrings } from './strings.js';
 
 export type { AskUserRequest } from './read-answer.js';
 
@@ -45,6 +45,14 @@ const SOON_MS = 60_000;
 /**
  * @summary The form an `ask_user` tool call asks for: renders the question with native controls,
  * checks the answer with the server's rules, submits it, and turns into a read-only receipt.
+ *
+ * How an answer leaves the card, first match wins: `ask-user-submit` is fired (cancelable; prevented →
+ * the host submits and reports back with `markSubmitted()` / `showError()`); else `onSubmit` is called;
+ * else, under an `<ask-user-provider>` or with its own `endpoint`, the card posts through
+ * `submitUserInput` and fires `ask-user-continued`; else it waits in "submitting" for the host.
+ * Nothing is sent for an answer the server's rules refuse, nor for `resumable: false`.
+ *
+ * Public methods: `markSubmitted(at?)`, `markResolved(interactionResolved)`, `showError(result)`.
  *
  * @slot - Nothing: all content comes from `request`. (Model text is only ever rendered as text.)
  *
@@ -168,12 +176,13 @@ export class AskUserCard extends LitElement {
   // ——— Public methods for a host that submits itself ———
 
   /**
-   * The host's submission was accepted: show the receipt of what the card sent. `at` defaults to now.
-   * Also usable after `ask-user-submit` was prevented.
+   * The host's submission was accepted: show the receipt of what the card sent (or, if nothing was sent,
+   * of what the controls hold). `at` defaults to now. Ignored once the card shows a receipt, so a late
+   * call cannot turn "timed out" or "service restarted" into "continuing".
    */
   markSubmitted(at: string | Date = new Date()): void {
     const req = this._req;
-    if (!req) return;
+    if (!req || this._phase === 'closed') return;
     const answer = this._sent ?? readAnswer(req, this._draft);
     this._close(receiptForAnswer(answer, toIso(at)), true);
   }
@@ -454,7 +463,7 @@ export class AskUserCard extends LitElement {
   // ——— Rendering ———
 
   private _message(key: keyof AskUserStrings): string {
-    return format(this._s[key], { max: MAX_CUSTOM_INPUT, mode: this._req?.mode ?? '' });
+    return formatMessage(this._s[key], { max: MAX_CUSTOM_INPUT, mode: this._req?.mode ?? '' });
   }
 
   private _noteKey(receipt: Receipt): keyof AskUserStrings | undefined {
@@ -618,7 +627,7 @@ export class AskUserCard extends LitElement {
     const left = remainingMs(req.expiresAt, this._now);
     if (left === null) return nothing;
     return html`<p part="expiry" class="expiry ${left < SOON_MS ? 'soon' : ''}">
-      ${format(this._s.expiresIn, { time: formatRemaining(left) })}
+      ${formatMessage(this._s.expiresIn, { time: formatRemaining(left) })}
     </p>`;
   }
 
@@ -640,7 +649,7 @@ export class AskUserCard extends LitElement {
               : nothing}
           </dl>`
         : nothing}
-      ${r.at ? html`<p part="receipt-time" class="receipt-time"><time datetime=${r.at}>${format(s.receiptAt, { time: this._formatTime(r.at) })}</time></p>` : nothing}
+      ${r.at ? html`<p part="receipt-time" class="receipt-time"><time datetime=${r.at}>${formatMessage(s.receiptAt, { time: this._formatTime(r.at) })}</time></p>` : nothing}
       ${note ? html`<p part="receipt-note" class="receipt-note">${s[note]}</p>` : nothing}
     </div>`;
   }

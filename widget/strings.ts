@@ -1,6 +1,6 @@
 /**
  * Every word the card shows, in zh-CN (the default) and en. A host overrides any subset through the
- * card's `strings` property; `{name}` placeholders are filled by {@link format}, so overrides stay plain
+ * card's `strings` property; `{name}` placeholders are filled by {@link formatMessage}, so overrides stay plain
  * data (JSON-friendly) instead of functions.
  */
 
@@ -204,7 +204,7 @@ export function resolveStrings(locale: AskUserLocale, overrides?: Partial<AskUse
 }
 
 /** Fills `{name}` placeholders; a placeholder without a value stays as written so the gap is visible. */
-export function format(template: string, values: Record<string, string | number>): string {
+export function formatMessage(template: string, values: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
     Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole,
   );

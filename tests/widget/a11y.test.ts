@@ -52,6 +52,7 @@ const STATES: Record<string, Setup> = {
     await settle(card);
     return card;
   },
+  'countdown in its last minute': async () => (await mount(single({ expiresAt: new Date(Date.now() + 50_000).toISOString() }))).card,
   'expired receipt': async () => (await mount(single({ status: 'expired' }))).card,
   'not resumable': async () => (await mount(single({ resumable: false }))).card,
   'answered elsewhere': async () => {

@@ -147,6 +147,7 @@ describe('resumable: false', () => {
     card.markSubmitted();
     await card.updateComplete;
     equal(calls.length + submitted, 0, 'nothing sent');
+    equal(textOf(card, '[part~="receipt-status"]'), '服务已重启，请重新发起任务', 'a late markSubmitted does not claim the run continues');
   });
 });
 

@@ -1,7 +1,7 @@
 /** widget/strings.ts: both tables complete, locale tags resolved, overrides partial and text-only. */
 import { describe, it } from './helpers/bdd.js';
 import { deepEqual, equal } from './helpers/expect.js';
-import { STRINGS, format, resolveLocale, resolveStrings } from '../../widget/strings.js';
+import { STRINGS, formatMessage, resolveLocale, resolveStrings } from '../../widget/strings.js';
 
 describe('strings', () => {
   it('zh-CN and en define the same keys, none empty', () => {
@@ -34,7 +34,7 @@ describe('strings', () => {
   });
 
   it('format fills known placeholders and leaves unknown ones visible', () => {
-    equal(format('剩余时间 {time}', { time: '1:00' }), '剩余时间 1:00');
-    equal(format('{a}{b}', { a: 1 }), '1{b}');
+    equal(formatMessage('剩余时间 {time}', { time: '1:00' }), '剩余时间 1:00');
+    equal(formatMessage('{a}{b}', { a: 1 }), '1{b}');
   });
 });
