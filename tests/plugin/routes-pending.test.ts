@@ -70,6 +70,18 @@ describe('GET /api/interactions/pending', () => {
     assert.equal(t.audit.entries.filter((e) => e.event === 'expired').length, 1);
   });
 
+  it('an expired question stays visible for the 24 h retention window, then is gone', async () => {
+    const rec = await t.ask('s1');
+    t.clock.now = rec.expiresAt + 60_000;
+    assert.equal((await get(t, 's1')).body.pending.status, 'expired', 'closed now');
+    t.clock.now += 23 * 3600_000;
+    assert.equal((await get(t, 's1')).body.pending.status, 'expired');
+    t.clock.now += 2 * 3600_000;
+    assert.deepEqual((await get(t, 's1')).body, { pending: null });
+    const late = await errorOf(await t.post(answer('s1', rec.requestId)));
+    assert.equal(late.status, 404);
+  });
+
   it('missing or invalid sessionId: 400 invalid_request', async () => {
     let r = await errorOf(await fetch(`${t.url}/api/interactions/pending`));
     assert.deepEqual([r.status, r.code, r.body.error.field], [400, 'invalid_request', 'sessionId']);
