@@ -47,7 +47,8 @@ export function parseToolArguments(raw: string): { ok: true; args: Record<string
   return { ok: true, args: parsed as Record<string, unknown> };
 }
 
-export const errorText = (message: string) => JSON.stringify({ error: message });
+/** Plain text: the model reads it as it is, with no JSON escaping to see through. */
+export const errorText = (message: string) => `Error: ${message}`;
 
 export class ToolRegistry {
   readonly #tools = new Map<string, LoopTool>();

@@ -22,6 +22,8 @@ export interface Harness {
 
 export interface HarnessOptions extends Partial<Omit<DemoAppOptions, 'store' | 'client' | 'model'>> {
   turns?: TurnScript[];
+  /** The model's answer once `turns` are used up. */
+  fallback?: TurnScript;
   /** A store to use (kept open on close); default a fresh memory store. */
   store?: PendingStore;
   /** An already running model to use (kept running on close). */
@@ -29,8 +31,8 @@ export interface HarnessOptions extends Partial<Omit<DemoAppOptions, 'store' | '
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { turns = [], store: given, model: givenModel, ...app } = options;
-  const model = givenModel ?? (await startScriptedModel({ turns }));
+  const { turns = [], fallback, store: given, model: givenModel, ...app } = options;
+  const model = givenModel ?? (await startScriptedModel({ turns, ...(fallback ? { fallback } : {}) }));
   if (givenModel) givenModel.enqueue(...turns);
   const store = given ?? (await openStore('memory'));
   const audit = memoryAuditLogger();
