@@ -110,6 +110,10 @@ export const cardStyles = css`
   .receipt-time {
     color: var(--_muted);
     overflow-wrap: anywhere;
+  }
+  /* Model text keeps its line breaks; template text (countdown, hints) must not pick up indentation. */
+  .description,
+  .option-description {
     white-space: pre-wrap;
   }
   .hint,
