@@ -57,4 +57,15 @@ export {
   type ToolLocale,
 } from './tool-definition.js';
 export { answerToolResultText, closedToolResultText } from './tool-result.js';
-export * from './store/index.js';
+export { openStore, parseStoreUrl, STORE_URL_FORMS, StoreError, type StoreErrorCode, type StoreTarget } from './store/index.js';
+export {
+  StoreUnavailableError,
+  type ClaimOptions,
+  type ClaimOutcome,
+  type InteractionRecord,
+  type PendingStore,
+  type PutStateOptions,
+  type Resolution,
+  type StateEntry,
+  type StoreOptions,
+} from './store/types.js';
