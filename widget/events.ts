@@ -6,6 +6,9 @@ import type { Answer } from '../plugin/schema.js';
 import type { ChatEvent } from './chat-events.js';
 import type { FailureOutcome, SubmitFailure } from './receipt.js';
 
+// Part of these events' public detail types, so the barrel's `export * from './events.js'` carries them.
+export type { FailureOutcome, Receipt, ReceiptKind, SubmitFailure } from './receipt.js';
+
 export interface AskUserSubmitDetail {
   requestId: string;
   toolCallId: string;
