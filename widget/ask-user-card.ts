@@ -305,7 +305,7 @@ export class AskUserCard extends LitElement {
     const check = validateAnswer(req, answer);
     if (!check.ok) {
       this._invalid = { field: check.field, key: check.key };
-      this._announcement = this._message(check.key);
+      this._announce(this._message(check.key));
       this._focusNext = 'invalid';
       return;
     }
@@ -329,7 +329,7 @@ export class AskUserCard extends LitElement {
     this._sent = answer;
     this._failure = undefined;
     this._phase = 'submitting';
-    this._announcement = answer.cancelled ? this._s.cancelling : this._s.submitting;
+    this._announce(answer.cancelled ? this._s.cancelling : this._s.submitting);
     const sessionId = req.sessionId || this.sessionId || this._context?.sessionId || '';
     const event = new AskUserSubmitEvent({
       requestId: req.id,
@@ -403,7 +403,7 @@ export class AskUserCard extends LitElement {
     } else {
       this._phase = 'pending';
       this._failure = outcome;
-      this._announcement = this._message(outcome.key);
+      this._announce(this._message(outcome.key));
       this._focusNext = 'server-error';
     }
     if (fromCard) this.dispatchEvent(new AskUserErrorEvent({ requestId: req.id, failure, outcome }));
@@ -416,7 +416,7 @@ export class AskUserCard extends LitElement {
     const s = this._s;
     const title = this._message(receiptTitleKey(receipt.kind));
     const note = this._noteKey(receipt);
-    this._announcement = note ? `${title}。${s[note]}` : title;
+    this._announce(note ? `${title}${this._locale === 'en' ? '. ' : '。'}${s[note]}` : title);
     if (focus) this._focusNext = 'receipt';
   }
 
@@ -458,6 +458,11 @@ export class AskUserCard extends LitElement {
       e.preventDefault();
       (e.currentTarget as HTMLFormElement).requestSubmit();
     }
+  }
+
+  /** A repeated message would not be spoken again: a trailing no-break space makes the text differ. */
+  private _announce(text: string): void {
+    this._announcement = text === this._announcement ? `${text}\u00a0` : text;
   }
 
   // ——— Rendering ———

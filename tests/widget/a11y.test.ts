@@ -144,6 +144,10 @@ describe('what axe cannot see', () => {
     equal(region.textContent!.trim(), '', 'silent until something happens');
     await submit(card);
     includes(region.textContent, '请选择一个选项', 'speaks the validation message');
+    const first = region.textContent;
+    await submit(card);
+    includes(region.textContent, '请选择一个选项', 'same message again');
+    assert(region.textContent !== first, 'the text changes, so a screen reader speaks it a second time');
   });
 
   it('every control has a label; recommended is part of the accessible text, not colour alone', async () => {
