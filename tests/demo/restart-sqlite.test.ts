@@ -1,0 +1,88 @@
+/**
+ * Exact resume across kill -9 on a SQLite file: the demo server runs as a child process on the test's
+ * scripted model; after the card it is killed, started again on the same file, and the continue makes
+ * the model receive the original history plus the ToolResult — exactly once.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { startDemoServer } from '../helpers/demo-server.js';
+import { startScriptedModel } from '../helpers/scripted-model.js';
+import { answerBody, first, getJson, postStream, shape, text } from './sse-client.js';
+import { askSingle } from './harness.js';
+
+test('kill -9 after the card, restart on the same SQLite file, continue resumes exactly', async (t) => {
+  const dir = await makeTempDir('ask-user-restart-');
+  const model = await startScriptedModel({
+    turns: [{ text: 'One question first.', toolCalls: [askSingle('call_restart')] }, { text: 'Resumed after restart.' }],
+  });
+  t.after(async () => {
+    await model.close();
+    await dir.remove();
+  });
+  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}` };
+
+  const first1 = await startDemoServer({ env });
+  const chat = await postStream(`${first1.url}/api/chat`, { sessionId: 's-restart', message: 'start the task' });
+  const ask = first(chat, 'user_input_required');
+  assert.equal(ask.resumable, true);
+  await first1.kill();
+
+  const second = await startDemoServer({ env });
+  t.after(() => second.stop());
+  const pending = await getJson(`${second.url}/api/interactions/pending?sessionId=s-restart`);
+  assert.equal(pending.body.pending.id, ask.id, 'the card survived the crash');
+  assert.equal(pending.body.pending.resumable, true, 'and the run behind it is resumable from the file');
+
+  const cont = await postStream(`${second.url}/api/chat/continue`, answerBody('s-restart', ask.id, ['safe'], 'after restart'));
+  assert.equal(cont.status, 200);
+  assert.deepEqual(shape(cont), ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
+  assert.equal(text(cont), 'Resumed after restart.');
+
+  assert.equal(model.requests.length, 2, 'no re-run from the start: one call before, one after');
+  const [before, after] = model.requests;
+  assert.deepEqual(after!.messages.slice(0, before!.messages.length), before!.messages);
+  const rest = after!.messages.slice(before!.messages.length);
+  assert.equal(rest.length, 2);
+  assert.equal(rest[0]!.role, 'assistant');
+  assert.deepEqual((rest[0]!.tool_calls as any[]).map((c) => c.id), ['call_restart']);
+  assert.deepEqual(rest[1], { role: 'tool', tool_call_id: 'call_restart', content: '{"selections":["safe"],"customInput":"after restart","cancelled":false}' });
+
+  const trace = await getJson(`${second.url}/api/trace?sessionId=s-restart`);
+  assert.ok(trace.body.lines.some((l: any) => l.source === 'audit' && JSON.parse(l.text).event === 'answered'));
+  assert.ok(trace.body.lines.some((l: any) => l.source === 'sse' && l.stream === 'continue' && l.text.startsWith('event: tool_result')));
+});
+
+test('a crash between the claim and the ToolResult write is rolled forward at startup, once', async (t) => {
+  const dir = await makeTempDir('ask-user-rollforward-');
+  const model = await startScriptedModel({ turns: [{ toolCalls: [askSingle('call_crash')] }, { text: 'Picked up your answer.' }] });
+  t.after(async () => {
+    await model.close();
+    await dir.remove();
+  });
+  const storeUrl = `sqlite://${dir.file('ask.db')}`;
+  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: storeUrl };
+  const one = await startDemoServer({ env });
+  const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-crash', message: 'go' }), 'user_input_required');
+  await one.kill();
+
+  // What the continue route had done when the process died: the claim, nothing after it.
+  const { openStore } = await import('../../plugin/store/index.js');
+  const store = await openStore(storeUrl);
+  const answer = { selections: ['implement'], customInput: '', cancelled: false };
+  assert.equal((await store.claim(ask.id, { status: 'answered', at: Date.now(), answer })).ok, true);
+  await store.close();
+
+  const two = await startDemoServer({ env });
+  t.after(() => two.stop());
+  assert.match(two.output(), /startup sweep: 1 paused run\(s\) checked, 1 rolled forward/);
+  const session = await getJson(`${two.url}/api/session?sessionId=s-crash`);
+  assert.equal(session.body.status, 'idle');
+  const exact = '{"selections":["implement"],"customInput":"","cancelled":false}';
+  assert.deepEqual(session.body.items.filter((i: any) => i.role === 'tool').map((i: any) => i.text), [exact]);
+
+  await postStream(`${two.url}/api/chat`, { sessionId: 's-crash', message: 'what now?' });
+  assert.equal(model.requests.length, 2);
+  const sent = model.requests[1]!.messages;
+  assert.deepEqual(sent.filter((m) => m.role === 'tool').map((m) => m.content), [exact]);
+});
