@@ -1,0 +1,181 @@
+/**
+ * One acceptance case: a scripted model, the real demo server as a child process pointed at it, a fresh
+ * browser context with the wire tap, and the evidence folder. `runCase` writes the evidence whether the
+ * case passes or fails, so a failure always leaves behind what was (and was not) observed.
+ */
+import type { Browser, BrowserContext } from 'playwright-core';
+import { launchChromium, type LaunchedBrowser } from './browser.js';
+import { startDemoProcess, type DemoProcess, type DemoProcessOptions } from './demo-process.js';
+import { openEvidence, type Evidence } from './evidence.js';
+import { installWireTap, type WireTap } from './wire-tap.js';
+import { ChatPage, preparePage } from './demo-page.js';
+import { startScriptedModel, type ScriptedModel, type TurnScript } from '../../helpers/scripted-model.js';
+import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
+
+let shared: Promise<LaunchedBrowser> | undefined;
+
+/** The suite's one browser, launched on first use. */
+export function suiteBrowser(): Promise<Browser> {
+  shared ??= launchChromium();
+  return shared.then((b) => b.browser);
+}
+
+export async function closeSuiteBrowser(): Promise<void> {
+  if (shared) await (await shared).close();
+  shared = undefined;
+}
+
+export interface CaseOptions {
+  turns: TurnScript[];
+  /** Store kind; `sqlite` gets a file in the case's temp dir. @default 'sqlite' */
+  store?: 'memory' | 'sqlite' | { url: string };
+  ttlMs?: number;
+  hostMode?: DemoProcessOptions['hostMode'];
+  /** Do not start the server (the case starts its own). */
+  noServer?: boolean;
+}
+
+export interface Case {
+  readonly name: string;
+  readonly evidence: Evidence;
+  readonly model: ScriptedModel;
+  readonly tmp: TempDir;
+  readonly storeUrl: string;
+  /** The first server; `servers` holds every one the case started. */
+  readonly server: DemoProcess;
+  readonly servers: DemoProcess[];
+  readonly contexts: BrowserContext[];
+  readonly taps: WireTap[];
+  /** A further server on the same model and store (e.g. a second instance). */
+  startServer(overrides?: Partial<DemoProcessOptions>): Promise<DemoProcess>;
+  /** A new context (own cookies and storage) with a tapped page on `server`. */
+  openPage(server?: DemoProcess): Promise<{ chat: ChatPage; tap: WireTap; context: BrowserContext }>;
+  /** Notes written to `notes.json`, for what an assertion checked. */
+  note(key: string, value: unknown): void;
+}
+
+export async function runCase(name: string, options: CaseOptions, body: (c: Case) => Promise<void>): Promise<void> {
+  const evidence = await openEvidence(name);
+  const tmp = await makeTempDir('ask-user-e2e-');
+  const model = await startScriptedModel({ turns: options.turns, fallback: { text: '(e2e: no scripted turn left — the model was called more often than the case expected)' } });
+  const store = options.store ?? 'sqlite';
+  const storeUrl = store === 'memory' ? 'memory' : store === 'sqlite' ? `sqlite://${tmp.file('ask-user.db')}` : store.url;
+  const servers: DemoProcess[] = [];
+  const contexts: BrowserContext[] = [];
+  const taps: WireTap[] = [];
+  const notes: Record<string, unknown> = {};
+  const pages: ChatPage[] = [];
+
+  const startServer = async (overrides: Partial<DemoProcessOptions> = {}) => {
+    const server = await startDemoProcess({
+      baseURL: model.baseURL,
+      store: storeUrl,
+      ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
+      ...(options.hostMode ? { hostMode: options.hostMode } : {}),
+      ...overrides,
+    });
+    servers.push(server);
+    return server;
+  };
+
+  let failure: unknown;
+  try {
+    if (!options.noServer) await startServer();
+    const browser = await suiteBrowser();
+    const c: Case = {
+      name,
+      evidence,
+      model,
+      tmp,
+      storeUrl,
+      get server() {
+        if (!servers[0]) throw new Error('this case started no server');
+        return servers[0];
+      },
+      servers,
+      contexts,
+      taps,
+      startServer,
+      async openPage(server = servers[0]) {
+        if (!server) throw new Error('openPage: no server is running');
+        const context = await browser.newContext({ viewport: { width: 900, height: 900 }, locale: 'zh-CN', timezoneId: 'Asia/Shanghai' });
+        contexts.push(context);
+        const tap = await installWireTap(context);
+        taps.push(tap);
+        const kind = await preparePage(context, server.url);
+        const chat = new ChatPage(await context.newPage(), server.url, kind);
+        pages.push(chat);
+        return { chat, tap, context };
+      },
+      note: (key, value) => void (notes[key] = value),
+    };
+    await body(c);
+  } catch (error) {
+    failure = error;
+  }
+
+  try {
+    await writeEvidence(evidence, { model, servers, taps, pages, notes, failure });
+  } catch (error) {
+    console.error(`evidence for ${name} could not be written completely: ${(error as Error).message}`);
+  }
+  for (const context of contexts) await context.close().catch(() => {});
+  for (const server of servers) await server.stop().catch(() => {});
+  await model.close().catch(() => {});
+  await tmp.remove().catch(() => {});
+  if (failure) throw failure;
+}
+
+async function writeEvidence(
+  evidence: Evidence,
+  run: { model: ScriptedModel; servers: DemoProcess[]; taps: WireTap[]; pages: ChatPage[]; notes: Record<string, unknown>; failure: unknown },
+) {
+  const { model, servers, taps, pages, notes, failure } = run;
+  for (const [i, chat] of pages.entries()) {
+    if (!chat.page.isClosed()) await evidence.screenshot(chat.page, pages.length > 1 ? `final-page-${i + 1}` : 'final').catch(() => {});
+  }
+  const index: unknown[] = [];
+  for (const [t, tap] of taps.entries()) {
+    for (const [i, x] of tap.exchanges.entries()) {
+      const kind = x.path.split('?')[0]!.replace(/^\/api\//, '').replace(/\W+/g, '-');
+      const file = `${taps.length > 1 ? `page${t + 1}-` : ''}${String(i + 1).padStart(2, '0')}-${x.method.toLowerCase()}-${kind}.${x.contentType?.startsWith('text/event-stream') ? 'sse' : 'txt'}`;
+      await evidence.write(`wire/${file}`, tap.body(x));
+      index.push({ file: `wire/${file}`, method: x.method, path: x.path, requestBody: x.requestBody, status: x.status, contentType: x.contentType, bytes: tap.body(x).length, end: x.end, failed: x.failed });
+    }
+  }
+  await evidence.write('wire-index.json', index);
+  await evidence.write('requests-seen-by-browser.json', taps.map((t) => t.requests));
+  await evidence.write('model-requests.json', model.requests);
+  await evidence.write(
+    'tool-messages-received-by-model.json',
+    model.requests.flatMap((body, request) => body.messages.filter((m) => m.role === 'tool').map((m) => ({ request, tool_call_id: m.tool_call_id, content: m.content }))),
+  );
+  for (const [i, server] of servers.entries()) {
+    const suffix = servers.length > 1 ? `-server${i + 1}` : '';
+    await evidence.write(`server-output${suffix}.log`, server.output.map((l) => `${l.at} [gen ${l.generation}] ${l.stream}: ${l.text}`).join('\n') + '\n');
+    await evidence.write(`audit${suffix}.jsonl`, server.audit().map((a) => JSON.stringify(a)).join('\n') + '\n');
+  }
+  // The server's own trace of the session(s) the pages used, while the server is still up.
+  const sessions = new Set<string>();
+  for (const tap of taps) for (const x of tap.exchanges) {
+    const id = x.requestBody ? (safeJson(x.requestBody) as { sessionId?: string } | undefined)?.sessionId : new URLSearchParams(x.path.split('?')[1] ?? '').get('sessionId');
+    if (id) sessions.add(id);
+  }
+  const traces: Record<string, unknown> = {};
+  for (const [i, server] of servers.entries()) {
+    for (const sessionId of sessions) {
+      const res = await fetch(`${server.url}/api/trace?sessionId=${encodeURIComponent(sessionId)}`).catch(() => undefined);
+      traces[`server${i + 1}:${sessionId}`] = res?.ok ? await res.json() : `unavailable (${res?.status ?? 'server down'})`;
+    }
+  }
+  await evidence.write('server-trace.json', traces);
+  await evidence.write('notes.json', { ...notes, ...(failure ? { failure: String((failure as Error).stack ?? failure) } : {}) });
+}
+
+const safeJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
