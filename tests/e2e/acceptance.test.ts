@@ -7,5 +7,7 @@
 import { after } from 'node:test';
 import { closeSuiteBrowser } from './helpers/acceptance-case.js';
 import './cases/single-choice.js';
+import './cases/multiple-custom.js';
+import './cases/cancel.js';
 
 after(closeSuiteBrowser);
