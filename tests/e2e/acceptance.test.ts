@@ -9,5 +9,8 @@ import { closeSuiteBrowser } from './helpers/acceptance-case.js';
 import './cases/single-choice.js';
 import './cases/multiple-custom.js';
 import './cases/cancel.js';
+import './cases/duplicate-submission.js';
+import './cases/cross-session.js';
+import './cases/page-refresh.js';
 
 after(closeSuiteBrowser);

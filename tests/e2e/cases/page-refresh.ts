@@ -1,0 +1,44 @@
+/** §6.4 row 6: page refresh — GET pending restores the card; submitting continues the run. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCase } from '../helpers/acceptance-case.js';
+import { option, receipt } from '../helpers/demo-page.js';
+import { answerContent, assertHistoryExtends, assertToolResultSent } from '../helpers/model-evidence.js';
+import { APPROACH, ask, echo } from '../helpers/turns.js';
+import { chatStream, continueStreams } from '../helpers/streams.js';
+
+test('page refresh: the pending query restores the card, and its answer continues the paused run', () =>
+  runCase('page-refresh', { turns: [ask('call_e2e_refresh', APPROACH), echo()] }, async (c) => {
+    const { chat, tap } = await c.openPage();
+    await chat.open();
+    await chat.send('帮我整理一下这个仓库');
+    await chat.openCard();
+    const asked = (await chatStream(tap)).events.find((e) => e.event === 'user_input_required');
+    assert.ok(asked, 'no user_input_required in the raw chat SSE');
+
+    const pendingBefore = tap.on('/api/interactions/pending').length;
+    await chat.reload();
+    const card = await chat.openCard();
+    await c.evidence.screenshot(chat.page, 'restored');
+    const restored = await tap.waitFor('/api/interactions/pending', () => tap.on('/api/interactions/pending').filter((x) => x.end).length > pendingBefore);
+    const last = tap.on('/api/interactions/pending').at(-1)!;
+    assert.ok(restored);
+    assert.ok(last.path.includes(encodeURIComponent(asked.data.sessionId)) || last.path.includes(asked.data.sessionId), 'the reloaded page asked for another session');
+    const body = JSON.parse(tap.body(last).toString('utf8'));
+    c.note('pendingAfterReload', body);
+    assert.equal(body.pending?.id, asked.data.id, 'GET pending did not return the open interaction');
+    assert.equal(body.pending.toolCallId, 'call_e2e_refresh');
+    assert.equal(body.pending.status, 'pending');
+    assert.equal(body.pending.resumable, true);
+    assert.equal(await card.locator('[part~="title"]').innerText(), APPROACH.title);
+
+    await option(card, '直接实现').check();
+    await card.locator('[part~="submit-button"]').click();
+    await receipt(card).waitFor();
+    await chat.waitForAssistant('模型收到');
+    const [cont] = await continueStreams(tap, 1);
+    assert.equal(cont!.exchange.status, 200);
+    assert.equal(c.model.requests.length, 2);
+    const sent = assertToolResultSent(c.model, 1, 'call_e2e_refresh', answerContent(['implement'], ''));
+    assertHistoryExtends(c.model.requests[0]!, sent, 'resume after refresh');
+  }));
