@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# End-to-end acceptance in Debian's Chromium through playwright-core; evidence goes to .evidence/.
+# End-to-end acceptance in Debian's Chromium through playwright-core; evidence goes to .evidence/e2e/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(find tests/e2e -name '*.test.ts' | sort)
 if [ ${#files[@]} -eq 0 ]; then echo "run-e2e: no test files" >&2; exit 1; fi
+# The cases drive the built demo page: rebuild it when a source is newer than the build (as demo/run.sh does).
+if [ "${E2E_STAND_IN:-}" != "1" ]; then
+  if [ ! -f demo/dist/index.html ] || [ -n "$(find demo/page widget demo/vite.config.ts -newer demo/dist/index.html -type f 2>/dev/null | head -1)" ]; then
+    echo "run-e2e: building the demo page (vite, demo/vite.config.ts)" >&2
+    npx vite build -c demo/vite.config.ts >&2
+  fi
+fi
 exec node --import tsx --test --test-concurrency=1 --test-timeout=180000 --test-reporter=spec "${files[@]}"

@@ -1,8 +1,8 @@
 /**
- * The chat page as a user drives it. The real demo page (demo/dist, built from demo/page) is used when
- * the server serves one; until it exists, a stand-in page (tests/e2e/stand-in-page) doing the same with
- * the widget's public API is routed in, so the suite still drives the real server and the real widget.
- * Everything inside the card is reached through the widget's documented `part` names.
+ * The chat page as a user drives it: the real demo page (demo/dist, built from demo/page by
+ * tests/run-e2e.sh). With `E2E_STAND_IN=1` a stand-in page (tests/e2e/stand-in-page) doing the same with
+ * the widget's public bundle is routed in instead — for running the suite while the demo page is broken
+ * or unbuilt, never silently. Everything inside the card is reached through the widget's `part` names.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -26,9 +26,15 @@ export type PageKind = 'demo' | 'stand-in';
 
 /** Whether the server serves the built demo page; otherwise the stand-in is routed into `context`. */
 export async function preparePage(context: BrowserContext, serverUrl: string): Promise<PageKind> {
-  const res = await fetch(`${serverUrl}/`).catch(() => undefined);
-  const html = res?.ok ? await res.text() : '';
-  if (html.includes('message-input')) return 'demo';
+  if (process.env.E2E_STAND_IN !== '1') {
+    const res = await fetch(`${serverUrl}/`).catch(() => undefined);
+    const html = res ? await res.text() : '';
+    if (res?.ok && html.includes('message-input')) return 'demo';
+    throw new Error(
+      `the demo server does not serve the demo page (GET / → ${res?.status ?? 'no answer'}: ${html.slice(0, 160)}); ` +
+        'build it with "npx vite build -c demo/vite.config.ts" (tests/run-e2e.sh does), or set E2E_STAND_IN=1 to use the stand-in page',
+    );
+  }
   if (!existsSync(WIDGET_BUNDLE)) throw new Error(`no demo page is built and ${WIDGET_BUNDLE} is missing: run "npx vite build" first`);
   const origin = new URL(serverUrl).origin;
   const files: Record<string, [string, string]> = {
@@ -56,13 +62,15 @@ export class ChatPage {
   async open(query = ''): Promise<void> {
     await this.page.goto(`${this.url}/${query}`);
     await this.page.locator(SEL.input).waitFor({ state: 'visible' });
-    if (this.kind === 'stand-in') await this.page.waitForSelector('body[data-ready="true"]');
+    // Both pages set data-ready once the history and the pending card are restored.
+    await this.page.waitForSelector('body[data-ready="true"]');
   }
 
   async reload(): Promise<void> {
     await this.page.reload();
     await this.page.locator(SEL.input).waitFor({ state: 'visible' });
-    if (this.kind === 'stand-in') await this.page.waitForSelector('body[data-ready="true"]');
+    // Both pages set data-ready once the history and the pending card are restored.
+    await this.page.waitForSelector('body[data-ready="true"]');
   }
 
   async send(message: string): Promise<void> {
