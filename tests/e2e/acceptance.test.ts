@@ -12,5 +12,6 @@ import './cases/cancel.js';
 import './cases/duplicate-submission.js';
 import './cases/cross-session.js';
 import './cases/page-refresh.js';
+import './cases/service-restart.js';
 
 after(closeSuiteBrowser);
