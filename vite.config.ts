@@ -8,7 +8,7 @@
  * not depend on which tsconfig Oxc happens to resolve. Native class fields would shadow Lit's reactive
  * accessors and the element would never re-render; tests/widget/bundle-*.test.ts checks the built files.
  */
-import { defineConfig, type BuildEnvironmentOptions } from 'vite';
+import { defineConfig, parseAst, type BuildEnvironmentOptions, type Plugin } from 'vite';
 import { fileURLToPath } from 'node:url';
 
 const entry = fileURLToPath(new URL('./widget/index.ts', import.meta.url));
@@ -39,6 +39,70 @@ export function widgetBuild(fileName: string, external: RegExp | undefined, entr
   };
 }
 
+type Node = { type: string; start: number; end: number; [key: string]: unknown };
+
+/** Every node below `node`, depth first (the ESTree of one small module: recursion is fine). */
+function* walk(node: unknown): Generator<Node> {
+  if (Array.isArray(node)) for (const child of node) yield* walk(child);
+  else if (node && typeof node === 'object' && typeof (node as Node).type === 'string') {
+    yield node as Node;
+    for (const value of Object.values(node)) if (value && typeof value === 'object') yield* walk(value);
+  }
+}
+
+/**
+ * Whitespace of a lit `html` template part. A run holding a line break is indentation: next to a tag
+ * boundary or an end of the template it goes, anywhere else (between attributes, between two
+ * expressions) it becomes one space. Runs without a line break are written on purpose and stay.
+ */
+export function collapseHtml(raw: string, first: boolean, last: boolean): string {
+  return raw.replace(/\s*\n\s*/g, (run, at: number) => {
+    const before = at === 0 ? (first ? '>' : '') : raw[at - 1];
+    const after = at + run.length === raw.length ? (last ? '<' : '') : raw[at + run.length];
+    return before === '>' || after === '<' ? '' : ' ';
+  });
+}
+
+/** A `css` template part without comments and layout whitespace; spaces that separate tokens stay. */
+export function collapseCss(raw: string): string {
+  return raw
+    .replace(/\/\*[^]*?\*\//g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/ ?([{};,>]) ?/g, '$1')
+    .replace(/: /g, ':')
+    .replace(/;}/g, '}')
+    .trim();
+}
+
+/**
+ * The minifier leaves template literals alone: their text is data. For lit's `html` and `css` tags in
+ * the widget's own modules the indentation is not, so it is dropped before bundling. The source (and
+ * the browser tests that load it) keep the readable form; tests/widget/bundle-*.test.ts check the result.
+ */
+export function minifyLitTemplates(): Plugin {
+  return {
+    name: 'ask-user-kit:minify-lit-templates',
+    transform(code, id) {
+      if (!/\/widget\/[^/]+\.ts$/.test(id) || !/\b(html|css)`/.test(code)) return null;
+      const edits: Array<[number, number, string]> = [];
+      for (const node of walk(parseAst(code))) {
+        if (node.type !== 'TaggedTemplateExpression') continue;
+        const tag = (node.tag as Node & { name?: string }).name;
+        if (tag !== 'html' && tag !== 'css') continue;
+        const quasis = (node.quasi as { quasis: Array<Node & { value: { raw: string } }> }).quasis;
+        quasis.forEach((q, i) => {
+          const raw = q.value.raw;
+          const out = tag === 'css' ? collapseCss(raw) : collapseHtml(raw, i === 0, i === quasis.length - 1);
+          if (out !== raw) edits.push([q.start, q.end, out]);
+        });
+      }
+      let out = code;
+      for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
+      return { code: out, map: null };
+    },
+  };
+}
+
 /** Legacy decorators, fields assigned in the constructor: what tsconfig.json says, stated for the build. */
 export const OXC_OPTIONS = {
   decorator: { legacy: true },
@@ -48,6 +112,7 @@ export const OXC_OPTIONS = {
 
 export default defineConfig({
   publicDir: false,
+  plugins: [minifyLitTemplates()],
   oxc: OXC_OPTIONS,
   environments: {
     module: { consumer: 'client', build: widgetBuild('ask-user-kit.js', LIT_EXTERNAL) },
