@@ -13,5 +13,7 @@ import './cases/duplicate-submission.js';
 import './cases/cross-session.js';
 import './cases/page-refresh.js';
 import './cases/service-restart.js';
+import './cases/expiry.js';
+import './cases/supersede.js';
 
 after(closeSuiteBrowser);

@@ -29,3 +29,17 @@ export async function continueStreams(tap: WireTap, count: number): Promise<Stre
 /** Audit lines the server printed for `requestId`. */
 export const auditOf = (server: DemoProcess, requestId: string) =>
   server.audit().filter((a) => a.requestId === requestId) as Array<Record<string, any>>;
+
+/** Resolves with the first audit line of `requestId` whose event is `event`; the server logs it asynchronously. */
+export async function waitForAudit(server: DemoProcess, requestId: string, event: string, timeoutMs = 20_000): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = auditOf(server, requestId).find((a) => a.event === event);
+    if (hit) return hit;
+    if (Date.now() > deadline) {
+      const seen = auditOf(server, requestId).map((a) => a.event);
+      throw new Error(`no "${event}" audit line for ${requestId} within ${timeoutMs} ms; the server logged: ${seen.join(', ') || '(nothing)'}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
