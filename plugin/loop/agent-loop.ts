@@ -233,16 +233,13 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     },
   };
 
-  async function rollForward(sessionId: string, sse?: SseSink): Promise<RollForwardResult> {
-    let result = await rollForwardRun({ store, states, index }, sessionId);
-    if (result.kind === 'needs_expiry') {
-      await getCoordinator().expireDue(sessionId);
-      result = await rollForwardRun({ store, states, index }, sessionId);
-    }
-    if (result.kind === 'rolled_forward' && result.wrote && sse) {
-      sse.send('tool_result', { toolCallId: result.toolCallId, name: ASK_USER_TOOL_NAME, content: result.content, isError: false });
-    }
-    return result;
+  async function rollForward(sessionId: string): Promise<RollForwardResult> {
+    const result = await rollForwardRun({ store, states, index }, sessionId);
+    if (result.kind !== 'needs_expiry') return result;
+    // Overdue and never collected (its timer died with a process): the coordinator claims and audits it.
+    const closed = await getCoordinator().expireDue(sessionId);
+    const after = await rollForwardRun({ store, states, index }, sessionId);
+    return closed && after.kind === 'nothing' ? { kind: 'expired', record: closed } : after;
   }
 
   async function chat({ sessionId, message, sse }: ChatInput): Promise<void> {
@@ -289,11 +286,13 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     const report: SweepReport = { checked: 0, rolledForward: 0, expired: 0 };
     for (const sessionId of await index.list()) {
       report.checked++;
-      const before = await states.get(sessionId);
       const result = await rollForward(sessionId);
-      if (result.kind !== 'rolled_forward') continue;
-      if (result.record?.resolution?.status === 'expired' || (before?.paused && !result.record)) report.expired++;
-      else report.rolledForward++;
+      if (result.kind === 'expired') report.expired++;
+      else if (result.kind === 'rolled_forward') {
+        // A record gone past retention is closed as expired too.
+        if (!result.record || result.record.resolution?.status === 'expired') report.expired++;
+        else report.rolledForward++;
+      }
     }
     return report;
   }

@@ -65,6 +65,8 @@ export type RollForwardResult =
   | { kind: 'nothing' }
   | { kind: 'pending'; record: InteractionRecord }
   | { kind: 'needs_expiry'; record: InteractionRecord }
+  /** Closed as expired by the coordinator (its `closed` hook wrote the ToolResult). */
+  | { kind: 'expired'; record: InteractionRecord }
   | { kind: 'rolled_forward'; record?: InteractionRecord; toolCallId: string; content: string; wrote: boolean };
 
 export interface RollForwardDeps {

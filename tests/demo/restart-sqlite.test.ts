@@ -86,3 +86,32 @@ test('a crash between the claim and the ToolResult write is rolled forward at st
   const sent = model.requests[1]!.messages;
   assert.deepEqual(sent.filter((m) => m.role === 'tool').map((m) => m.content), [exact]);
 });
+
+test('a question that expired while the server was down is closed by the startup sweep', async (t) => {
+  const dir = await makeTempDir('ask-user-expired-down-');
+  const model = await startScriptedModel({ turns: [{ toolCalls: [askSingle('call_down')] }, { text: 'fresh' }] });
+  t.after(async () => {
+    await model.close();
+    await dir.remove();
+  });
+  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'm', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`, ASK_USER_TTL_MS: '1500' };
+  const one = await startDemoServer({ env });
+  const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-down', message: 'go' }), 'user_input_required');
+  await one.kill();
+  // Past expiresAt while nothing runs: no timer of the dead process can close it.
+  while (Date.parse(ask.expiresAt) >= Date.now()) await new Promise((r) => setTimeout(r, 50));
+
+  const two = await startDemoServer({ env });
+  t.after(() => two.stop());
+  assert.match(two.output(), /startup sweep: 1 paused run\(s\) checked, 0 rolled forward, 1 expired/);
+  const session = await getJson(`${two.url}/api/session?sessionId=s-down`);
+  assert.equal(session.body.status, 'idle');
+  assert.deepEqual(
+    session.body.items.filter((i: any) => i.role === 'tool').map((i: any) => i.text),
+    ['{"selections":[],"customInput":"","cancelled":true,"reason":"expired"}'],
+  );
+  const pending = await getJson(`${two.url}/api/interactions/pending?sessionId=s-down`);
+  assert.equal(pending.body.pending?.status, 'expired', 'the page still gets the timeout receipt');
+  const cont = await postStream(`${two.url}/api/chat/continue`, answerBody('s-down', ask.id, ['safe']));
+  assert.equal(cont.status, 410);
+});
