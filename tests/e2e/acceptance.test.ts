@@ -15,5 +15,8 @@ import './cases/page-refresh.js';
 import './cases/service-restart.js';
 import './cases/expiry.js';
 import './cases/supersede.js';
+import './cases/every-mode.js';
+import './cases/keyboard-only.js';
+import './cases/two-instances-redis.js';
 
 after(closeSuiteBrowser);

@@ -1,0 +1,58 @@
+/** Two demo instances on one Redis: the question streams from instance A, the answer is continued by instance B. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCase } from '../helpers/acceptance-case.js';
+import { option, receipt } from '../helpers/demo-page.js';
+import { answerContent, assertHistoryExtends, assertToolResultSent, shapeOf } from '../helpers/model-evidence.js';
+import { APPROACH, ask, echo } from '../helpers/turns.js';
+import { auditOf, chatStream, continueStreams } from '../helpers/streams.js';
+import { startRedisServer } from '../../helpers/redis-server.js';
+
+test('two instances on Redis: SSE from instance A, continue on instance B, the model gets the ToolResult once', async () => {
+  const redis = await startRedisServer();
+  try {
+    await runCase('two-instances-redis', { turns: [ask('call_e2e_redis', APPROACH), echo()], store: { url: redis.url } }, async (c) => {
+      const a = c.server;
+      const b = await c.startServer();
+      const { chat, tap, context } = await c.openPage(a);
+      // A load balancer's choice, made explicit: every continue the page sends goes to instance B.
+      await context.route(
+        (url) => url.origin === new URL(a.url).origin && url.pathname === '/api/chat/continue',
+        async (route) => {
+          const response = await route.fetch({ url: `${b.url}/api/chat/continue` });
+          await route.fulfill({ response });
+        },
+      );
+      await chat.open();
+      await chat.send('帮我整理一下这个仓库');
+      const card = await chat.openCard();
+      const asked = (await chatStream(tap)).events.find((e) => e.event === 'user_input_required');
+      assert.ok(asked, 'no user_input_required in the raw chat SSE from instance A');
+
+      const onB = await (await fetch(`${b.url}/api/interactions/pending?sessionId=${asked.data.sessionId}`)).json();
+      assert.equal(onB.pending?.id, asked.data.id, 'instance B does not see the interaction instance A created');
+      assert.equal(onB.pending.resumable, true);
+
+      await option(card, '先分析').check();
+      await card.locator('[part~="submit-button"]').click();
+      await receipt(card).waitFor();
+      await chat.waitForAssistant('模型收到');
+      await c.evidence.screenshot(chat.page, 'answered-via-b');
+      const [cont] = await continueStreams(tap, 1);
+      assert.equal(cont!.exchange.status, 200);
+      assert.deepEqual(shapeOf(cont!.events), ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
+
+      const sent = assertToolResultSent(c.model, 1, 'call_e2e_redis', answerContent(['safe'], ''));
+      assertHistoryExtends(c.model.requests[0]!, sent, 'cross-instance resume');
+      assert.deepEqual(auditOf(a, asked.data.id).map((x) => x.event), ['asked'], 'instance A should only have asked');
+      assert.deepEqual(auditOf(b, asked.data.id).map((x) => x.event), ['answered'], 'instance B should have taken the answer');
+      const traceB = await (await fetch(`${b.url}/api/trace?sessionId=${asked.data.sessionId}`)).json();
+      const traceA = await (await fetch(`${a.url}/api/trace?sessionId=${asked.data.sessionId}`)).json();
+      assert.ok(traceB.lines.some((l: { stream?: string }) => l.stream === 'continue'), 'instance B did not serve the continue stream');
+      assert.ok(!traceA.lines.some((l: { stream?: string }) => l.stream === 'continue'), 'instance A served a continue stream');
+      c.note('instances', { a: a.url, b: b.url, redis: redis.url });
+    });
+  } finally {
+    await redis.stop();
+  }
+});
