@@ -19,6 +19,9 @@ export const LIT_EXTERNAL = /^(lit|lit-html|lit-element|@lit\/[^/]+)(\/.*)?$/;
 
 /** Settings both bundles share, so `bench/bundle-size.ts` can build a lit-only baseline the same way. */
 export function widgetBuild(fileName: string, external: RegExp | undefined, entryFile: string = entry): BuildEnvironmentOptions {
+  // The ES module leaves lazily loaded code (the SSE parser, …) in sibling chunks a host's bundler splits
+  // as it likes; the standalone file is one <script type="module"> for a WebView, so it inlines them.
+  const split = external !== undefined;
   return {
     outDir,
     // Never wipe dist/widget: `tsc -p tsconfig.build.json` writes the .d.ts files there, and a later
@@ -34,7 +37,10 @@ export function widgetBuild(fileName: string, external: RegExp | undefined, entr
     rolldownOptions: {
       ...(external ? { external: [external] } : {}),
       // Vite leaves whitespace in ES library builds; these files ship as they are, so print them compact too.
-      output: { minify: { compress: true, mangle: true, codegen: true } },
+      output: {
+        minify: { compress: true, mangle: true, codegen: true },
+        ...(split ? { chunkFileNames: 'ask-user-kit.[name].js' } : { codeSplitting: false }),
+      },
     },
   };
 }
@@ -48,6 +54,13 @@ function* walk(node: unknown): Generator<Node> {
     yield node as Node;
     for (const value of Object.values(node)) if (value && typeof value === 'object') yield* walk(value);
   }
+}
+
+/** `code` with each `[start, end, text]` range replaced; ranges must not overlap. */
+function applyEdits(code: string, edits: Array<[number, number, string]>): string {
+  let out = code;
+  for (const [start, end, text] of [...edits].sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
+  return out;
 }
 
 /**
@@ -96,9 +109,32 @@ export function minifyLitTemplates(): Plugin {
           if (out !== raw) edits.push([q.start, q.end, out]);
         });
       }
-      let out = code;
-      for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
-      return { code: out, map: null };
+      return edits.length ? { code: applyEdits(code, edits), map: null } : null;
+    },
+  };
+}
+
+/**
+ * For the one-file standalone build: every relative `import('./x.js')` of the widget becomes a static
+ * import resolved at once. Inlining dynamic imports as they are would keep their lazy semantics by wrapping
+ * each module they reach in an init function (about 0.9 KB gzip here) for nothing: the file is loaded whole.
+ */
+export function staticLazyImports(): Plugin {
+  return {
+    name: 'ask-user-kit:static-lazy-imports',
+    applyToEnvironment: (environment) => environment.name === 'standalone',
+    transform(code, id) {
+      if (!/\/widget\/[^/]+\.ts$/.test(id) || !code.includes('import(')) return null;
+      const edits: Array<[number, number, string]> = [];
+      const imports: string[] = [];
+      for (const node of walk(parseAst(code))) {
+        const source = node.type === 'ImportExpression' ? (node.source as Node & { value?: unknown }) : undefined;
+        if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('./')) continue;
+        const name = `__static${imports.length}`;
+        imports.push(`import * as ${name} from ${JSON.stringify(source.value)};`);
+        edits.push([node.start, node.end, `Promise.resolve(${name})`]);
+      }
+      return edits.length ? { code: imports.join('') + applyEdits(code, edits), map: null } : null;
     },
   };
 }
@@ -112,7 +148,7 @@ export const OXC_OPTIONS = {
 
 export default defineConfig({
   publicDir: false,
-  plugins: [minifyLitTemplates()],
+  plugins: [minifyLitTemplates(), staticLazyImports()],
   oxc: OXC_OPTIONS,
   environments: {
     module: { consumer: 'client', build: widgetBuild('ask-user-kit.js', LIT_EXTERNAL) },

@@ -2,10 +2,10 @@
  * Reads a chat stream (CONTRACT.md §3) from a `fetch` Response. The chat endpoints are POSTs, which
  * `EventSource` cannot send, so the widget reads the body itself: bytes → TextDecoderStream (keeps a
  * multibyte character split across chunks whole) → eventsource-parser (line endings, comments, multi-line
- * `data:`) → {@link parseChatEvent} (JSON and minimal-field checks). What does not fit is skipped.
+ * `data:`) → `parseChatEvent` (JSON and minimal-field checks). What does not fit is skipped. That pipeline
+ * lives in sse-stream.ts, loaded on the first read: a page only showing a card never downloads the parser.
  */
-import { EventSourceParserStream } from 'eventsource-parser/stream';
-import { parseChatEvent, type ChatEvent } from './chat-events.js';
+import type { ChatEvent } from './chat-events.js';
 import type { DoneReason } from '../plugin/schema.js';
 
 export type ChatStreamErrorCode = 'http_status' | 'not_event_stream' | 'no_body' | 'event_too_large' | 'stream_failed';
@@ -37,8 +37,6 @@ export interface ReadChatEventsOptions {
   maxEventSize?: number;
 }
 
-const DEFAULT_MAX_EVENT_SIZE = 1024 * 1024;
-const noop = () => {};
 
 /** True for `text/event-stream`, with or without parameters such as `; charset=utf-8`. */
 export function isEventStream(response: Response): boolean {
@@ -86,10 +84,19 @@ export function readChatEvents(response: Response, options: ReadChatEventsOption
   const { signal } = options;
   // Until the first read, an abort still releases the connection: a stream nobody iterates must not hang on.
   const beforeReading = () => {
-    if (!body.locked) void body.cancel(signal?.reason).catch(noop);
+    if (!body.locked) void body.cancel(signal?.reason).catch(() => {});
   };
   signal?.addEventListener('abort', beforeReading, { once: true });
   return iterate(body, options, () => signal?.removeEventListener('abort', beforeReading));
+}
+
+async function* iterate(
+  body: ReadableStream<Uint8Array<ArrayBuffer>>,
+  options: ReadChatEventsOptions,
+  started: () => void,
+): AsyncGenerator<ChatEvent, void, undefined> {
+  // `yield*` forwards the consumer's `return()` (a `break`), so the pipeline's cleanup still runs.
+  yield* (await import('./sse-stream.js')).readEvents(body, options, started);
 }
 
 /**
@@ -107,74 +114,3 @@ export async function consumeChatEvents(
   return reason;
 }
 
-/**
- * The SSE spec ends a line at "a U+000D CARRIAGE RETURN (CR) character not followed by a LF", and a CR that
- * is the last character of the stream qualifies. A streaming parser cannot know that while it waits for the
- * next chunk, so a lone-CR stream's closing blank line would be lost with its last event. At the end of the
- * text, a trailing CR gets the LF it may legally carry: together one line ending, never an extra one.
- */
-function finalCarriageReturn(): TransformStream<string, string> {
-  let last = '';
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (chunk) last = chunk;
-      controller.enqueue(chunk);
-    },
-    flush(controller) {
-      if (last.endsWith('\r')) controller.enqueue('\n');
-    },
-  });
-}
-
-async function* iterate(
-  body: ReadableStream<Uint8Array<ArrayBuffer>>,
-  { signal, onEvent, maxEventSize = DEFAULT_MAX_EVENT_SIZE }: ReadChatEventsOptions,
-  started: () => void,
-): AsyncGenerator<ChatEvent, void, undefined> {
-  started();
-  if (signal?.aborted) {
-    await body.cancel(signal.reason).catch(noop);
-    return;
-  }
-  let tooLarge = false;
-  const reader = body
-    .pipeThrough(new TextDecoderStream())
-    .pipeThrough(finalCarriageReturn())
-    .pipeThrough(
-      new EventSourceParserStream({
-        maxBufferSize: maxEventSize,
-        // Unknown fields and bad `retry:` values are ignorable per the SSE spec; only overflow ends the stream.
-        onError: (error) => {
-          if ((error as { type?: string }).type === 'max-buffer-size-exceeded') tooLarge = true;
-        },
-      }),
-    )
-    .getReader();
-  // Cancelling resolves a pending read() with `done`, so an abort ends the loop below without a rejection.
-  const onAbort = () => void reader.cancel(signal?.reason).catch(noop);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    for (;;) {
-      let step: ReadableStreamReadResult<{ event?: string | undefined; data: string }>;
-      try {
-        step = await reader.read();
-      } catch (cause) {
-        if (signal?.aborted) return;
-        if (tooLarge) {
-          throw new ChatStreamError('event_too_large', `An event exceeded ${maxEventSize} characters; reading stopped.`, 0, { cause });
-        }
-        throw new ChatStreamError('stream_failed', `The chat stream broke off: ${String(cause)}`, 0, { cause });
-      }
-      if (step.done || signal?.aborted) return;
-      const event = parseChatEvent(step.value.event, step.value.data);
-      if (!event) continue;
-      onEvent?.(event);
-      yield event;
-      if (event.event === 'done') return;
-    }
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    // Runs on break/return too: release the connection instead of leaving the body half-read.
-    reader.cancel().catch(noop);
-  }
-}
