@@ -76,7 +76,7 @@ describe('SSE framing under hostile strings', () => {
     const last = h.model.requests.at(-1)!;
     const tools = last.messages.filter((m) => m.role === 'tool' && m.tool_call_id === CALL_ID);
     assert.deepEqual(tools.map((m) => m.content), [expected], 'the model got the answer once, under the original id');
-    const asked = last.messages.find((m) => m.role === 'assistant' && Array.isArray(m.tool_calls)) as { tool_calls: Array<{ id: string }> };
+    const asked = last.messages.find((m) => m.role === 'assistant' && Array.isArray(m.tool_calls)) as unknown as { tool_calls: Array<{ id: string }> };
     assert.equal(asked.tool_calls[0]!.id, CALL_ID);
   });
 
