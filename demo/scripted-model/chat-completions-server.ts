@@ -32,7 +32,8 @@ export interface ScriptedTurn {
 /** What a request body looks like to the scripted model (the fields it reads). */
 export interface ChatRequestBody {
   model: string;
-  messages: Array<Record<string, unknown> & { role: string }>;
+  /** Loosely typed on purpose: tests read whatever fields a message has (`tool_calls`, `tool_call_id`, …). */
+  messages: Array<{ role: string; [field: string]: any }>;
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   stream?: boolean;
   [key: string]: unknown;
