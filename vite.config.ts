@@ -3,8 +3,9 @@
  *   dist/widget/ask-user-kit.js             ES module, lit and @lit/context external (for bundlers)
  *   dist/widget/ask-user-kit.standalone.js  one self-contained module with lit inside (a WebView's <script type="module">)
  *
- * The element uses legacy decorators with `useDefineForClassFields: false` (tsconfig.json). Vite 8's Oxc
- * transform reads those from the tsconfig; the `oxc` block below states the same choice so the build does
+ * The elements declare their reactive properties in `static properties` and give defaults as class fields,
+ * which `useDefineForClassFields: false` (tsconfig.json) turns into assignments in the constructor. Vite 8's
+ * Oxc transform reads that from the tsconfig; the `oxc` block below states the same choice so the build does
  * not depend on which tsconfig Oxc happens to resolve. Native class fields would shadow Lit's reactive
  * accessors and the element would never re-render; tests/widget/bundle-*.test.ts checks the built files.
  */
@@ -139,7 +140,7 @@ export function staticLazyImports(): Plugin {
   };
 }
 
-/** Legacy decorators, fields assigned in the constructor: what tsconfig.json says, stated for the build. */
+/** Fields assigned in the constructor (and legacy decorators, should one appear): what tsconfig.json says. */
 export const OXC_OPTIONS = {
   decorator: { legacy: true },
   assumptions: { setPublicClassFields: true },

@@ -1,7 +1,6 @@
-import { LitElement, css, html } from 'lit';
-import { customElement, property } from 'lit/decorators.js';
-import { provide } from '@lit/context';
-import { askUserContext, type AskUserContextValue } from './context.js';
+import { LitElement, css, html, type PropertyDeclarations } from 'lit';
+import { ContextProvider } from '@lit/context';
+import { askUserContext } from './context.js';
 
 /**
  * @summary Gives every `<ask-user-card>` inside it the endpoint, session, `fetch` and locale, so the
@@ -12,7 +11,6 @@ import { askUserContext, type AskUserContextValue } from './context.js';
  * Renders nothing of its own (`display: contents`). A card's own `endpoint`, `sessionId`, `fetch` or
  * `locale` wins over the provider's.
  */
-@customElement('ask-user-provider')
 export class AskUserProvider extends LitElement {
   static override styles = css`
     :host {
@@ -20,30 +18,39 @@ export class AskUserProvider extends LitElement {
     }
   `;
 
+  // Declared here rather than with decorators, as in <ask-user-card>: no decorator runtime in the bundles.
+  static override properties: PropertyDeclarations = {
+    endpoint: {},
+    sessionId: { attribute: 'session-id' },
+    locale: {},
+    fetch: { attribute: false },
+  };
+
   /** Base URL of the plugin's routes. */
-  @property() endpoint = '/api';
+  endpoint = '/api';
 
   /** Session for cards whose request carries no `sessionId`. */
-  @property({ attribute: 'session-id' }) sessionId?: string;
+  declare sessionId?: string;
 
   /** Locale for the cards: `zh-CN` (default) or `en`. */
-  @property() locale?: string;
+  declare locale?: string;
 
   /** `fetch` for submissions, e.g. one adding credentials. A property only. */
-  @property({ attribute: false }) fetch?: typeof fetch;
+  declare fetch?: typeof fetch;
 
-  @provide({ context: askUserContext })
-  private _context: AskUserContextValue = { endpoint: '/api' };
+  private _provider = new ContextProvider(this, { context: askUserContext, initialValue: { endpoint: '/api' } });
 
   protected override willUpdate(): void {
     // A new object each time, so subscribed cards see the change.
-    this._context = { endpoint: this.endpoint, sessionId: this.sessionId, fetch: this.fetch, locale: this.locale };
+    this._provider.setValue({ endpoint: this.endpoint, sessionId: this.sessionId, fetch: this.fetch, locale: this.locale });
   }
 
   protected override render() {
     return html`<slot></slot>`;
   }
 }
+
+customElements.define('ask-user-provider', AskUserProvider);
 
 declare global {
   interface HTMLElementTagNameMap {
