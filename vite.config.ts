@@ -9,7 +9,8 @@
  * not depend on which tsconfig Oxc happens to resolve. Native class fields would shadow Lit's reactive
  * accessors and the element would never re-render; tests/widget/bundle-*.test.ts checks the built files.
  */
-import { defineConfig, parseAst, type BuildEnvironmentOptions, type Plugin } from 'vite';
+import { readFileSync, readdirSync } from 'node:fs';
+import { defineConfig, minifySync, parseAst, type BuildEnvironmentOptions, type Plugin } from 'vite';
 import { fileURLToPath } from 'node:url';
 
 const entry = fileURLToPath(new URL('./widget/index.ts', import.meta.url));
@@ -140,6 +141,56 @@ export function staticLazyImports(): Plugin {
   };
 }
 
+/** `_a`, `_b`, … `_Z`, `_aa`, …: the n-th short private name. */
+const shortName = (n: number): string => {
+  const letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  let name = '';
+  for (let i = n + 1; i > 0; i = Math.floor((i - 1) / letters.length)) name = letters[(i - 1) % letters.length] + name;
+  return `_${name}`;
+};
+
+/**
+ * Shortens the widget's own `_private` members (`_phase`, `_renderForm`, …) in the finished chunks; the
+ * minifier keeps property names as they are. Only names written in widget/*.ts are renamed, each to the
+ * same `_x` in every chunk, so a member used across chunks still matches; lit's own internals are named
+ * `_$…` and are never matched. A `_name` the widget does not declare, or one written as a string (which
+ * renaming would miss), stops the build instead of breaking the element at run time.
+ */
+export function manglePrivateMembers(widgetDir = fileURLToPath(new URL('./widget/', import.meta.url))): Plugin {
+  const include = /^_[a-zA-Z]/;
+  let cache: Record<string, string> | undefined;
+  const ownNames = () => {
+    if (cache) return cache;
+    const names = new Set<string>();
+    for (const file of readdirSync(widgetDir).filter((f) => f.endsWith('.ts'))) {
+      for (const [name] of readFileSync(widgetDir + file, 'utf8').matchAll(/(?<![\w$-])_[a-zA-Z]\w*/g)) names.add(name);
+    }
+    cache = Object.fromEntries([...names].sort().map((name, i) => [name, shortName(i)]));
+    return cache;
+  };
+  return {
+    name: 'ask-user-kit:mangle-private-members',
+    generateBundle(_options, bundle) {
+      const own = ownNames();
+      for (const chunk of Object.values(bundle)) {
+        if (chunk.type !== 'chunk') continue;
+        const quoted = chunk.code.match(/[`'"]_[a-zA-Z]\w*[`'"]/g)?.filter((q) => q.slice(1, -1) in own);
+        if (quoted?.length) throw new Error(`${chunk.fileName}: ${quoted.join(', ')} written as a string would escape renaming; use the member itself.`);
+        const result = minifySync(chunk.fileName, chunk.code, {
+          module: true,
+          compress: false,
+          mangle: false,
+          mangleProps: { include, cache: own },
+        });
+        if (result.errors.length) throw new Error(`${chunk.fileName}: ${result.errors.map((e) => e.message).join('; ')}`);
+        const foreign = Object.keys(result.mangleCache ?? {}).filter((name) => !(name in own));
+        if (foreign.length) throw new Error(`${chunk.fileName}: ${foreign.join(', ')} are not the widget's own members; add them to an exclude.`);
+        chunk.code = result.code;
+      }
+    },
+  };
+}
+
 /** Fields assigned in the constructor (and legacy decorators, should one appear): what tsconfig.json says. */
 export const OXC_OPTIONS = {
   decorator: { legacy: true },
@@ -149,7 +200,7 @@ export const OXC_OPTIONS = {
 
 export default defineConfig({
   publicDir: false,
-  plugins: [minifyLitTemplates(), staticLazyImports()],
+  plugins: [minifyLitTemplates(), staticLazyImports(), manglePrivateMembers()],
   oxc: OXC_OPTIONS,
   environments: {
     module: { consumer: 'client', build: widgetBuild('ask-user-kit.js', LIT_EXTERNAL) },
