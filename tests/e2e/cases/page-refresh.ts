@@ -45,11 +45,9 @@ test('page refresh: the pending query restores the card, and its answer continue
     // A second reload after the answer: no open card comes back, and the question is redrawn as answered.
     await chat.reload();
     assert.equal(await chat.page.locator('ask-user-card [part~="form"]').count(), 0, 'an answered question came back as an open card');
-    if (chat.kind === 'demo') {
-      const historic = chat.page.locator('[data-testid="historic-receipt"]');
-      await historic.first().waitFor();
-      assert.match(await historic.first().innerText(), /请选择执行方式[\s\S]*直接实现/, 'the redrawn history does not show the answered question with its choice');
-    }
+    const historic = chat.page.locator('[data-testid="historic-receipt"]');
+    await historic.first().waitFor();
+    assert.match(await historic.first().innerText(), /请选择执行方式[\s\S]*直接实现/, 'the redrawn history does not show the answered question with its choice');
     await c.evidence.screenshot(chat.page, 'after-second-reload');
     assert.equal(tap.on('/api/chat/continue').length, 1, 'reloading sent another answer');
   }));
