@@ -9,12 +9,12 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import autocannon, { type Request } from 'autocannon';
 import type { ChildMessage, ParentMessage } from './http-server.js';
 import { ms, perSecond, ratio, summarize, type Summary } from './lib/stats.js';
 import { writePart, type ResultRow } from './lib/results.js';
+import { CHILD_EXEC_ARGV, sibling } from './lib/paths.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,13 +30,14 @@ const ONLY = onlyAt > 0 ? new Set(process.argv[onlyAt + 1]!.split(',')) : undefi
 const wanted = (key: string) => key === 'bare' || !ONLY || ONLY.has(key);
 const WARMUP_SECONDS = arg('warmup', 1);
 const ROUNDS = arg('rounds', 2);
+const SETTLE_MS = arg('settle', 0.5) * 1000;
 const CONNECTIONS = [10, 100] as const;
 const PENDING_SESSIONS = 1000;
 const TARGETS = { pending: 0.6, continue: 0.3, continueP99Ms: 10 };
 
 const started = performance.now();
-const child: ChildProcess = fork(fileURLToPath(new URL('./http-server.ts', import.meta.url)), [], {
-  execArgv: ['--import', 'tsx'],
+const child: ChildProcess = fork(sibling(import.meta.url, 'http-server'), [], {
+  execArgv: CHILD_EXEC_ARGV,
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 const inbox: ChildMessage[] = [];
@@ -78,6 +79,8 @@ interface Load {
 
 /** What one autocannon run saw; several slices of one route add up to its Load. */
 interface Slice {
+  /** Requests autocannon sent, settling period included. */
+  sent: number;
   latencies: number[];
   ok: number;
   other: number;
@@ -112,7 +115,11 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
-/** One bounded autocannon run; `max` caps the total sent. */
+/**
+ * One bounded autocannon run; `max` caps the total sent. The first SETTLE_MS of a run are left out of
+ * rate and latency alike: every run opens its connections afresh, and at 100 connections the first
+ * request on each queues behind the others' handshakes, which says nothing about the route.
+ */
 async function load(connections: number, seconds: number, request: Request, max?: number): Promise<Slice> {
   const latencies: number[] = [];
   const instance = autocannon({
@@ -123,11 +130,23 @@ async function load(connections: number, seconds: number, request: Request, max?
     requests: [request],
     ...(max !== undefined ? { maxOverallRequests: max } : {}),
   });
+  const t0 = performance.now();
+  let last = t0;
   instance.on('response', (_client, status, _bytes, responseTime) => {
-    if (status >= 200 && status < 300) latencies.push(responseTime);
+    const now = performance.now();
+    if (now - t0 < SETTLE_MS || status < 200 || status >= 300) return;
+    latencies.push(responseTime);
+    last = now;
   });
   const result = await instance;
-  return { latencies, ok: result['2xx'], other: result.non2xx, errors: result.errors + result.timeouts, seconds: result.duration };
+  return {
+    sent: result['2xx'] + result.non2xx,
+    latencies,
+    ok: latencies.length,
+    other: result.non2xx,
+    errors: result.errors + result.timeouts,
+    seconds: Math.max(0.001, (last - t0 - SETTLE_MS) / 1000),
+  };
 }
 
 const bareJson: Request = { method: 'GET', path: '/bare/json' };
@@ -166,14 +185,14 @@ interface Route {
 const plain = (key: string, request: Request): Route => ({
   key,
   warm: async (c) => {
-    const s = await load(c, WARMUP_SECONDS, request);
+      const s = await load(c, WARMUP_SECONDS, request);
     return s.ok / s.seconds;
   },
   slice: (c, seconds, label) => profiled(label, () => load(c, seconds, request)),
 });
 
 let batch = 0;
-/** Continue consumes a question per request: each run gets fresh ones, enough for 3× the warm-up rate. */
+/** Continue consumes a question per request: each slice gets fresh ones, enough for well above the warm-up rate. */
 function continueRoute(): Route {
   const rate = new Map<number, number>();
   return {
@@ -187,10 +206,10 @@ function continueRoute(): Route {
     },
     async slice(c, seconds, label) {
       const prefix = `cont${++batch}`;
-      // Warm-up rates run low (JIT, first sockets); three times that rate leaves room for the steady state.
-      const ids = await prepare(prefix, Math.ceil(Math.max(rate.get(c) ?? 0, 1000) * seconds * 3));
+      // A one-second warm-up underestimates the steady rate; 1.5× of it, at least 4,000/s, rarely runs out.
+      const ids = await prepare(prefix, Math.ceil(Math.max((rate.get(c) ?? 0) * 1.5, 4000) * seconds));
       const s = await profiled(label, () => load(c, seconds, continueRequests(prefix, ids), ids.length));
-      if (s.ok >= ids.length) console.warn(`continue at ${c} connections used all ${ids.length} prepared questions before ${seconds} s`);
+      if (s.sent >= ids.length) console.warn(`continue at ${c} connections used all ${ids.length} prepared questions before ${seconds} s; its rate is over ${s.seconds.toFixed(1)} s`);
       return s;
     },
   };
@@ -207,15 +226,21 @@ const bareSse: Request = {
 const connectionsAt = process.argv.indexOf('--connections');
 const levels = connectionsAt > 0 ? process.argv[connectionsAt + 1]!.split(',').map(Number) : [...CONNECTIONS];
 await prepare('pend', PENDING_SESSIONS);
-const routes = [plain('bare', bareJson), plain('pending', pending), plain('bareSse', bareSse), continueRoute()].filter((r) => wanted(r.key));
-const results: Record<string, Record<number, Load>> = { bare: {}, pending: {}, continue: {}, bareSse: {} };
+const bareSseSplit: Request = { ...bareSse, path: '/bare/sse-split' };
+const routes = [plain('bare', bareJson), plain('pending', pending), plain('bareSse', bareSse), plain('bareSseSplit', bareSseSplit), continueRoute()].filter((r) => wanted(r.key));
+const phases: string[] = [];
+const results: Record<string, Record<number, Load>> = { bare: {}, pending: {}, continue: {}, bareSse: {}, bareSseSplit: {} };
 for (const c of levels) {
   for (const route of routes) await route.warm(c);
   // Each route runs in ROUNDS slices taken in turn, so a neighbour's burst of load (the machine is
   // shared) falls on every route alike instead of on whichever happened to run at that moment.
   const slices = new Map<string, Slice[]>(routes.map((r) => [r.key, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const route of routes) slices.get(route.key)!.push(await route.slice(c, SECONDS / ROUNDS, `${route.key}-${c}-${round + 1}`));
+    for (const route of routes) {
+      const from = performance.now() - started;
+      slices.get(route.key)!.push(await route.slice(c, SECONDS / ROUNDS + SETTLE_MS / 1000, `${route.key}-${c}-${round + 1}`));
+      phases.push(`${route.key}@${c} ${(from / 1000).toFixed(1)}–${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
   }
   for (const route of routes) results[route.key]![c] = combine(slices.get(route.key)!);
 }
@@ -228,7 +253,7 @@ const rows: ResultRow[] = [];
 const table: Record<string, Record<string, string>> = {};
 for (const c of levels) {
   const b = results.bare![c];
-  for (const [name, key] of [['GET bare Koa JSON', 'bare'], ['GET /api/interactions/pending', 'pending'], ['POST bare Koa JSON → 3 SSE frames', 'bareSse'], ['POST /api/chat/continue', 'continue']] as const) {
+  for (const [name, key] of [['GET bare Koa JSON', 'bare'], ['GET /api/interactions/pending', 'pending'], ['POST bare Koa JSON → 3 SSE frames', 'bareSse'], ['  same, one write per frame (as sse-writer)', 'bareSseSplit'], ['POST /api/chat/continue', 'continue']] as const) {
     const r = results[key]![c];
     if (!r || !b) continue;
     table[`${name} @${c}`] = {
@@ -268,14 +293,35 @@ for (const c of levels) {
     met: continueRatio >= TARGETS.continue && k.latency.p99 <= TARGETS.continueP99Ms && clean(k),
     raw: { connections: c, rps: k.rps, p50Ms: k.latency.p50, p99Ms: k.latency.p99, bareRps: b.rps, bareSseRps: s.rps, ratio: continueRatio, non2xx: k.other, errors: k.errors },
   });
+  const split = results.bareSseSplit![c];
+  if (split) {
+    rows.push({
+      group: `HTTP routes, ${c} connections (autocannon, ${SECONDS} s, memory store)`,
+      metric: 'bare POST → 3 SSE frames, one socket write per frame (as sse-writer.ts writes)',
+      value: `${perSecond(split.rps)}, p99 ${ms(split.latency.p99)}`,
+      baseline: `${perSecond(s.rps)}, p99 ${ms(s.latency.p99)} same frames in one write`,
+      ratio: ratio(split.rps / s.rps),
+      target: '— (explains continue)',
+      raw: { connections: c, rps: split.rps, p99Ms: split.latency.p99, oneWriteRps: s.rps, ratio: split.rps / s.rps },
+    });
+  }
 }
 
+if (process.argv.includes('--phases')) {
+  console.log(`phases (parent clock, child boots ~0.5 s later): ${phases.join('; ')}`);
+  console.log(`long GCs (child clock): ${stats.longGcs.map((g) => `${(g.atMs / 1000).toFixed(1)}s ${g.ms}ms k${g.kind}`).join(', ')}`);
+  console.log(`stalls (child clock, end of stall): ${stats.stalls.map((g) => `${(g.atMs / 1000).toFixed(1)}s ${g.ms}ms`).join(', ')}`);
+}
+const gcMs = stats.longGcs.reduce((t, g) => t + g.ms, 0);
+console.log(`server GCs over 20 ms: ${stats.longGcs.length} (${gcMs} ms in all), longest ${Math.max(0, ...stats.longGcs.map((g) => g.ms))} ms`);
+const longest = [...stats.stalls].sort((a, b) => b.ms - a.ms).slice(0, 5);
+console.log(`server event-loop stalls over 50 ms: ${stats.stalls.length}${longest.length ? `, longest ${longest.map((s) => `${s.ms} ms at ${(s.atMs / 1000).toFixed(1)} s`).join(', ')}` : ''}`);
 console.log(`HTTP routes: ${SECONDS} s per route in ${ROUNDS} interleaved slices after ${WARMUP_SECONDS} s warm-up; server resumed ${stats.resumed} runs, RSS ${(stats.rssBytes / 2 ** 20).toFixed(0)} MiB at the end`);
 console.table(table);
 writePart({
   name: '2-http-routes',
   seconds: (performance.now() - started) / 1000,
   rows,
-  notes: [`autocannon, ${SECONDS} s per route and level in ${ROUNDS} interleaved slices after ${WARMUP_SECONDS} s warm-up; server in its own process; latencies from each 2xx response`],
+  notes: [`autocannon, ${SECONDS} s measured per route and level in ${ROUNDS} interleaved slices (each slice's first ${SETTLE_MS / 1000} s of connection set-up left out) after ${WARMUP_SECONDS} s warm-up; server in its own process; latencies from each 2xx response`],
   detail: results,
 });

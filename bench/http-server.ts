@@ -10,6 +10,7 @@
 import { createServer } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { Router } from '@koa/router';
@@ -25,7 +26,7 @@ export type ParentMessage =
 export type ChildMessage =
   | { type: 'ready'; port: number }
   | { type: 'prepared'; prefix: string; requestIds: string[] }
-  | { type: 'stats'; resumed: number; rssBytes: number; heapUsedBytes: number }
+  | { type: 'stats'; resumed: number; rssBytes: number; heapUsedBytes: number; stalls: Array<{ atMs: number; ms: number }>; longGcs: Array<{ atMs: number; ms: number; kind: number }> }
   | { type: 'profiled'; action: 'start' | 'stop' };
 
 let resumed = 0;
@@ -37,14 +38,28 @@ const kit: AskUserKit = createAskUserKit({
 
 const sample = await ask('sample', 0);
 const PENDING_BODY = { pending: { ...userInputRequiredOf(sample), status: 'pending', resumable: true } };
-const SSE_FRAMES =
-  formatEvent('interaction_resolved', { requestId: sample.requestId, toolCallId: sample.toolCallId, status: 'answered', at: new Date().toISOString(), selections: ['safe'], customInputLength: 0 }) +
-  formatEvent('tool_result', { toolCallId: sample.toolCallId, name: 'ask_user', content: '{"selections":["safe"],"customInput":"","cancelled":false}', isError: false }) +
-  formatEvent('done', { reason: 'completed' });
+const SSE_FRAME_LIST = [
+  formatEvent('interaction_resolved', { requestId: sample.requestId, toolCallId: sample.toolCallId, status: 'answered', at: new Date().toISOString(), selections: ['safe'], customInputLength: 0 }),
+  formatEvent('tool_result', { toolCallId: sample.toolCallId, name: 'ask_user', content: '{"selections":["safe"],"customInput":"","cancelled":false}', isError: false }),
+  formatEvent('done', { reason: 'completed' }),
+];
+const SSE_FRAMES = SSE_FRAME_LIST.join('');
 
 const bare = new Router({ prefix: '/bare' });
 bare.get('/json', function bareJson(ctx) {
   ctx.body = PENDING_BODY;
+});
+/** The same frames written the way plugin/sse-writer.ts writes them: headers flushed, one write per event. */
+bare.post('/sse-split', bodyParser({ enableTypes: ['json'] }), function bareSseSplit(ctx) {
+  if (typeof (ctx.request.body as { requestId?: unknown } | undefined)?.requestId !== 'string') ctx.throw(400);
+  ctx.respond = false;
+  const { res } = ctx;
+  for (const [name, value] of Object.entries(SSE_HEADERS)) res.setHeader(name, value);
+  res.writeHead(200);
+  res.flushHeaders();
+  ctx.req.socket.setNoDelay(true);
+  for (const frame of SSE_FRAME_LIST) res.write(frame);
+  res.end();
 });
 bare.post('/sse', bodyParser({ enableTypes: ['json'] }), function bareSse(ctx) {
   if (typeof (ctx.request.body as { requestId?: unknown } | undefined)?.requestId !== 'string') ctx.throw(400);
@@ -69,6 +84,22 @@ async function ask(prefix: string, n: number) {
 }
 
 let inspector: Session | undefined;
+// Long event-loop stalls (a sweep over every row, a major GC) are what a p99 of a second is made of.
+const stalls: Array<{ atMs: number; ms: number }> = [];
+const bootedAt = performance.now();
+let tick = performance.now();
+/** Garbage collections that paused the loop for more than 20 ms. */
+const longGcs: Array<{ atMs: number; ms: number; kind: number }> = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if (e.duration > 20) longGcs.push({ atMs: Math.round(e.startTime - bootedAt), ms: Math.round(e.duration), kind: ((e as { detail?: { kind?: number } }).detail?.kind ?? 0) });
+  }
+}).observe({ entryTypes: ['gc'] });
+setInterval(() => {
+  const now = performance.now();
+  if (now - tick > 60) stalls.push({ atMs: Math.round(now - bootedAt), ms: Math.round(now - tick - 10) });
+  tick = now;
+}, 10).unref();
 const send = (message: ChildMessage) => process.send!(message);
 process.on('message', async (message: ParentMessage) => {
   if (message.type === 'prepare') {
@@ -90,7 +121,7 @@ process.on('message', async (message: ParentMessage) => {
     send({ type: 'profiled', action: message.action });
   } else if (message.type === 'stats') {
     const { rss, heapUsed } = process.memoryUsage();
-    send({ type: 'stats', resumed, rssBytes: rss, heapUsedBytes: heapUsed });
+    send({ type: 'stats', resumed, rssBytes: rss, heapUsedBytes: heapUsed, stalls, longGcs });
   }
 });
 process.on('disconnect', () => {

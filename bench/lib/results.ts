@@ -4,9 +4,9 @@
  * figure is never read without the thing it is compared against.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './paths.js';
 
-export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
+export const RESULTS_DIR = `${REPO_ROOT}bench/results/`;
 
 export interface ResultRow {
   /** Benchmark group, e.g. "interception". */
