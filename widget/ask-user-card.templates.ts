@@ -56,6 +56,9 @@ export abstract class AskUserCardView extends LitElement {
   protected _s: AskUserStrings = resolveStrings(DEFAULT_LOCALE);
   protected _locale: AskUserLocale = DEFAULT_LOCALE;
 
+  /** Where focus goes after the next render: set by whatever changed what the user should look at. */
+  protected declare _focusNext?: 'question' | 'receipt' | 'invalid' | 'server-error';
+
   /** The request, when it passes the minimal check; otherwise the card renders nothing. */
   protected abstract get _req(): AskUserRequest | undefined;
   // What the buttons do, in the element; lit calls each handler with the element as `this`.
@@ -96,6 +99,39 @@ export abstract class AskUserCardView extends LitElement {
       e.preventDefault();
       (e.currentTarget as HTMLFormElement).requestSubmit();
     }
+  }
+
+  /** Shows the read-only receipt and says so in the live region. */
+  protected _close(receipt: Receipt, focus: boolean): void {
+    this._phase = 'closed';
+    this._receipt = receipt;
+    this._invalid = this._failure = undefined;
+    const title = this._message(receiptTitleKey(receipt.kind));
+    const note = this._noteKey(receipt);
+    this._announce(note ? `${title}${this._locale === 'en' ? '. ' : '。'}${this._s[note]}` : title);
+    if (focus) this._focusNext = 'receipt';
+  }
+
+  /** A repeated message would not be spoken again: a trailing no-break space makes the text differ. */
+  protected _announce(text: string): void {
+    this._announcement = text === this._announcement ? `${text}\u00a0` : text;
+  }
+
+  /** Moves focus where the last change asked for it, once the DOM shows it. */
+  protected override updated(): void {
+    const target = this._focusNext;
+    if (!target) return;
+    this._focusNext = undefined;
+    const $ = (selector: string) => this.renderRoot.querySelector<HTMLElement>(selector);
+    const el =
+      target === 'question'
+        ? $('fieldset')
+        : target === 'receipt'
+          ? $('.receipt')
+          : target === 'server-error'
+            ? ($('[part~="retry-button"]') ?? $('.server-error'))
+            : $('input[aria-invalid="true"]:checked, [aria-invalid="true"]');
+    el?.focus();
   }
 
   protected _message(key: Key): string {

@@ -7,21 +7,10 @@ import { submitUserInput } from './client.js';
 import { askUserContext } from './context.js';
 import { AskUserContinuedEvent, AskUserErrorEvent, AskUserExpiredEvent, AskUserSubmitEvent } from './events.js';
 import { CANCEL_ANSWER, EMPTY_DRAFT, isAskUserRequest, isKnownMode, readAnswer, remainingMs, validateAnswer, type AskUserRequest } from './read-answer.js';
-import {
-  failureFromThrown,
-  failureOfResult,
-  failureOutcome,
-  isSubmitFailure,
-  receiptForAnswer,
-  receiptTitleKey,
-  type Receipt,
-  type SubmitFailure,
-} from './receipt.js';
+import { failureFromThrown, failureOfResult, failureOutcome, isSubmitFailure, receiptForAnswer, type Receipt, type SubmitFailure } from './receipt.js';
 import { resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
 
 export type { AskUserRequest } from './read-answer.js';
-
-type FocusTarget = 'question' | 'receipt' | 'invalid' | 'server-error';
 
 /**
  * @summary The form an `ask_user` tool call asks for: renders the question with native controls,
@@ -143,7 +132,6 @@ export class AskUserCard extends AskUserCardView {
   /** What an enclosing `<ask-user-provider>` gives; updates re-render the card. */
   private _provided = new ContextConsumer(this, { context: askUserContext, subscribe: true });
   private declare _requestId?: string;
-  private declare _focusNext?: FocusTarget;
   private declare _timer?: ReturnType<typeof setTimeout>;
 
   protected get _req(): AskUserRequest | undefined {
@@ -234,19 +222,7 @@ export class AskUserCard extends AskUserCardView {
 
   protected override updated(): void {
     this._schedule();
-    const target = this._focusNext;
-    if (!target) return;
-    this._focusNext = undefined;
-    const $ = (selector: string) => this.renderRoot.querySelector<HTMLElement>(selector);
-    const el =
-      target === 'question'
-        ? $('fieldset')
-        : target === 'receipt'
-          ? $('.receipt')
-          : target === 'server-error'
-            ? ($('[part~="retry-button"]') ?? $('.server-error'))
-            : $('input[aria-invalid="true"]:checked, [aria-invalid="true"]');
-    el?.focus();
+    super.updated();
   }
 
   // ——— Countdown ———
@@ -335,18 +311,14 @@ export class AskUserCard extends AskUserCardView {
     if (!provided && this.endpoint === undefined) return; // The host listens to ask-user-submit.
     if (!sessionId) {
       const message = 'No sessionId: set it on the request, on the card (session-id) or on <ask-user-provider session-id>.';
-      this._applyFailure({ status: 400, error: { code: 'invalid_request', message } }, true);
-      return;
+      return this._applyFailure({ status: 400, error: { code: 'invalid_request', message } }, true);
     }
     const result = await submitUserInput(
       { sessionId, requestId: req.id, selections: [...selections], customInput, cancelled },
       { endpoint: this.endpoint ?? provided?.endpoint ?? '/api', fetch: this.fetch ?? provided?.fetch },
     ).catch((err: unknown) => ({ ok: false as const, ...failureFromThrown(err) }));
     if (!stillMine()) return;
-    if (!result.ok) {
-      this._applyFailure(result, true);
-      return;
-    }
+    if (!result.ok) return this._applyFailure(result, true);
     accepted();
     const { response, events } = result;
     this.dispatchEvent(new AskUserContinuedEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, answer, response, events }));
@@ -365,21 +337,6 @@ export class AskUserCard extends AskUserCardView {
       this._focusNext = 'server-error';
     }
     if (fromCard) this.dispatchEvent(new AskUserErrorEvent({ requestId: req.id, failure, outcome }));
-  }
-
-  private _close(receipt: Receipt, focus: boolean): void {
-    this._phase = 'closed';
-    this._receipt = receipt;
-    this._invalid = this._failure = undefined;
-    const title = this._message(receiptTitleKey(receipt.kind));
-    const note = this._noteKey(receipt);
-    this._announce(note ? `${title}${this._locale === 'en' ? '. ' : '。'}${this._s[note]}` : title);
-    if (focus) this._focusNext = 'receipt';
-  }
-
-  /** A repeated message would not be spoken again: a trailing no-break space makes the text differ. */
-  private _announce(text: string): void {
-    this._announcement = text === this._announcement ? `${text}\u00a0` : text;
   }
 }
 
