@@ -29,9 +29,10 @@ const errorOf = (field: AnswerField, text: string) =>
   text ? html`<p part="error" class="error" id="error-${field}">${text}</p>` : nothing;
 
 /**
- * The markup of `<ask-user-card>` and the state it is drawn from. The element (ask-user-card.ts) owns the
- * inputs, the public methods and what happens on submit; this base class only reads state and binds the
- * handlers it declares, so every template of the card is in this one file.
+ * What `<ask-user-card>` shows: the state it is drawn from, every template, the input handlers that keep
+ * the draft in step with the controls, and where focus and the live region go after a change. The element
+ * (ask-user-card.ts) adds the public properties and methods, the lifecycle, the countdown and what happens
+ * on submit; this base class calls only the three button handlers it declares.
  */
 export abstract class AskUserCardView extends LitElement {
   static override properties: PropertyDeclarations = {
