@@ -1,0 +1,64 @@
+/**
+ * What vite.config.ts's own build steps leave in dist/widget/ (the sizes themselves are measured by
+ * bench/bundle-size.ts, not here): the ES module's lazily loaded chunks, the standalone file's lack of
+ * them, templates without indentation, and the widget's `_private` members shortened. Whether the built
+ * element still works is tests/widget/bundle-*.test.ts.
+ */
+import { describe, it, before } from './helpers/bdd.js';
+import { deepEqual, equal, ok } from './helpers/assert.js';
+
+const source = async (file: string): Promise<string> => {
+  const response = await fetch(`/dist/widget/${file}`);
+  ok(response.ok, `/dist/widget/${file} must exist (run \`npx vite build\`); HTTP ${response.status}`);
+  return response.text();
+};
+
+const dynamicImports = (code: string) => [...code.matchAll(/\bimport\(\s*[`'"]([^`'"]+)[`'"]\s*\)/g)].map((m) => m[1]!);
+const staticImports = (code: string) =>
+  [...code.matchAll(/\bfrom\s*["'`]([^"'`]+)["'`]|\bimport\s*["'`]([^"'`]+)["'`]/g)].map((m) => (m[1] ?? m[2])!);
+/** The test server rewrites bare specifiers to node_modules paths; either form names lit or @lit/context. */
+const isLit = (specifier: string) => /^(?:[./]*node_modules\/)?(?:lit|@lit\/context)(?:\/|$)/.test(specifier);
+
+describe('the widget build', () => {
+  const bundles: Record<string, string> = {};
+
+  before(async () => {
+    bundles.module = await source('ask-user-kit.js');
+    bundles.standalone = await source('ask-user-kit.standalone.js');
+    for (const specifier of dynamicImports(bundles.module)) bundles[specifier] = await source(specifier.replace(/^\.\//, ''));
+  });
+
+  it('the ES module loads the client calls and the SSE parser lazily, from sibling chunks', () => {
+    deepEqual(dynamicImports(bundles.module!).sort(), ['./ask-user-kit.client-calls.js', './ask-user-kit.sse-stream.js']);
+    ok(bundles.module!.includes('parseChatEvent'), 'the entry still exports the pure event checks');
+    ok(!bundles.module!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the entry');
+  });
+
+  it('each lazy chunk imports only lit and the entry, so shared code has one copy', () => {
+    for (const chunk of ['./ask-user-kit.client-calls.js', './ask-user-kit.sse-stream.js']) {
+      const imports = staticImports(bundles[chunk]!);
+      ok(imports.length > 0 && imports.every((s) => s === './ask-user-kit.js' || isLit(s)), `${chunk} imports: ${imports.join(', ')}`);
+    }
+    ok(bundles['./ask-user-kit.sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
+  });
+
+  it('the standalone file carries everything itself: no import() left to resolve', () => {
+    deepEqual(dynamicImports(bundles.standalone!), []);
+    ok(bundles.standalone!.includes('max-buffer-size-exceeded'), 'the parser is inlined');
+  });
+
+  it('html and css templates lost their indentation', () => {
+    for (const [name, code] of Object.entries(bundles)) {
+      equal(/\n[ \t]{2,}/.test(code), false, `${name} has indented lines`);
+      ok(!code.includes('{\n'), `${name} has a css block opened on its own line`);
+    }
+    ok(bundles.module!.includes('<legend part="title" id="title">'), 'template markup is kept');
+  });
+
+  it('the widget’s own _private members are shortened, lit’s _$ internals left alone', () => {
+    for (const [name, code] of Object.entries(bundles)) {
+      deepEqual([...new Set(code.match(/\._[a-zA-Z]{3,}\b/g) ?? [])], [], `${name} long private names`);
+    }
+    ok(/\._\$[A-Za-z]/.test(bundles.standalone!), 'lit’s internals keep their _$ names');
+  });
+});
