@@ -72,12 +72,12 @@ export interface ChatRequest {
 
 /** Sends the user's answer; on 200 the continued run streams back as `events`. */
 export async function submitUserInput(body: ContinueRequest, options: ClientOptions = {}): Promise<ContinueResult> {
-  return (await calls()).postChatStream('/chat/continue', body, options);
+  return (await import('./client-calls.js')).postChatStream('/chat/continue', body, options);
 }
 
 /** Starts a chat turn (`POST {endpoint}/chat`); the run streams back as `events`. */
 export async function startChat(body: ChatRequest, options: ClientOptions = {}): Promise<ContinueResult> {
-  return (await calls()).postChatStream('/chat', body, options);
+  return (await import('./client-calls.js')).postChatStream('/chat', body, options);
 }
 
 /**
@@ -87,7 +87,5 @@ export async function startChat(body: ChatRequest, options: ClientOptions = {}):
  *   `unexpected_response`.
  */
 export async function fetchPending(sessionId: string, options: ClientOptions = {}): Promise<PendingInteraction | null> {
-  return (await calls()).getPending(sessionId, options);
+  return (await import('./client-calls.js')).getPending(sessionId, options);
 }
-
-const calls = () => import('./client-calls.js');
