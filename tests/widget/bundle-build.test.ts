@@ -13,7 +13,8 @@ const source = async (file: string): Promise<string> => {
   return response.text();
 };
 
-const dynamicImports = (code: string) => [...code.matchAll(/\bimport\(\s*[`'"]([^`'"]+)[`'"]\s*\)/g)].map((m) => m[1]!);
+/** Distinct specifiers of `import()` calls (one chunk may be imported from several places). */
+const dynamicImports = (code: string) => [...new Set([...code.matchAll(/\bimport\(\s*[`'"]([^`'"]+)[`'"]\s*\)/g)].map((m) => m[1]!))];
 const staticImports = (code: string) =>
   [...code.matchAll(/\bfrom\s*["'`]([^"'`]+)["'`]|\bimport\s*["'`]([^"'`]+)["'`]/g)].map((m) => (m[1] ?? m[2])!);
 /** The test server rewrites bare specifiers to node_modules paths; either form names lit or @lit/context. */
