@@ -32,7 +32,8 @@ const errorOf = (field: AnswerField, text: string) =>
  * What `<ask-user-card>` shows: the state it is drawn from, every template, the input handlers that keep
  * the draft in step with the controls, and where focus and the live region go after a change. The element
  * (ask-user-card.ts) adds the public properties and methods, the lifecycle, the countdown and what happens
- * on submit; this base class calls only the three button handlers it declares.
+ * on submit; this base class calls only the three button handlers it declares. Its `_` members are
+ * internal even where `protected`: the built bundles rename them (vite.config.ts, manglePrivateMembers).
  */
 export abstract class AskUserCardView extends LitElement {
   static override properties: PropertyDeclarations = {
