@@ -15,7 +15,9 @@ const GOALS = { module: 6 * 1024, standalone: 12 * 1024 };
 
 const started = performance.now();
 const out = execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 8 << 20 });
-process.stdout.write(out);
+// The size table is the first block of the output; the per-module tables after it are for digging.
+const firstTable = out.slice(0, out.indexOf('┘') + 1);
+console.log(`${firstTable}\n(per-module tables: node --import tsx bench/bundle-size.ts)`);
 
 /** The cells of console.table rows: `│ 0 │ 'name' │ '1.00 KB' │ … │`. */
 function tableRows(text: string): string[][] {

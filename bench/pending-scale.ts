@@ -1,39 +1,33 @@
 /**
- * Benchmark 3 — does a pending question cost the same at 1k and at 100k sessions? (not a test). Each size
- * runs in a fresh child process with `--expose-gc`: it asks one question per session through the kit
- * (memory store, expiry timers on, as by default), measures heap and RSS growth per question after full
- * GCs, then times random lookups: `store.currentOf(sessionId)` (what the pending route reads) and
- * `store.get(requestId)` (what continue reads). Ratios are 100k ÷ 1k, measured in the same run.
- * Run: `node --import tsx bench/pending-scale.ts [--sizes 1000,100000] [--lookups N]`.
+ * Benchmark 3 — does a pending question cost the same at 1k and at 100k sessions? (not a test). One
+ * process holds two kits side by side (memory store, expiry timers on, as by default): one with 1k
+ * sessions, one with 100k, each session with one pending question asked through the kit. Memory is the
+ * heap and RSS growth per question after full GCs, per kit. Lookups alternate between the two kits in
+ * small batches, so a noisy neighbour slows both alike: `store.currentOf(sessionId)` (what the pending
+ * route reads) and `store.get(requestId)` (what continue reads), each timed alone, random sessions.
+ * Ratios are 100k ÷ 1k. Run: `node --import tsx bench/pending-scale.ts [--sizes 1000,100000] [--lookups N]`.
  */
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { performance } from 'node:perf_hooks';
-import { createAskUserKit } from '../plugin/index.js';
+import { createAskUserKit, type AskUserKit } from '../plugin/index.js';
 import { discardingAudit, QUESTION_ARGUMENTS } from './lib/bench-kit.js';
 import { bytes, ms, ratio, summarize, type Summary } from './lib/stats.js';
 import { writePart, type ResultRow } from './lib/results.js';
-import { CHILD_EXEC_ARGV } from './lib/paths.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1]! : fallback;
 };
 const TARGET = 1.2;
+const BATCH = 500;
 
-interface SizeResult {
-  sessions: number;
-  heapPerQuestion: number;
-  rssPerQuestion: number;
-  createSeconds: number;
-  currentOf: Summary;
-  get: Summary;
-}
+// A full GC on demand without asking every caller for --expose-gc.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 /** Full collections until the heap stops shrinking, so a delta holds live objects only. */
-function settledHeap(): { heap: number; rss: number } {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run the child with --expose-gc');
+function settledMemory(): { heap: number; rss: number } {
   let last = Infinity;
   for (let i = 0; i < 6; i++) {
     gc();
@@ -45,81 +39,106 @@ function settledHeap(): { heap: number; rss: number } {
   return { heap: heapUsed, rss };
 }
 
-async function measureSize(sessions: number, lookups: number): Promise<SizeResult> {
+interface Sized {
+  sessions: number;
+  kit: AskUserKit;
+  sessionOf(n: number): string;
+  ids: string[];
+  heapPerQuestion: number;
+  rssPerQuestion: number;
+  createSeconds: number;
+  currentOf: number[];
+  get: number[];
+}
+
+const call = (n: number) => [{ id: `call_${n}`, type: 'function', function: { name: 'ask_user', arguments: QUESTION_ARGUMENTS } }];
+
+async function build(sessions: number, tag: string): Promise<Sized> {
   const kit = createAskUserKit({ logger: discardingAudit(), heartbeatMs: 0 });
-  const call = (n: number) => [{ id: `call_${n}`, type: 'function', function: { name: 'ask_user', arguments: QUESTION_ARGUMENTS } }];
-  const sessionOf = (n: number) => `scale-session-${String(n).padStart(7, '0')}`;
-  // Warm the code path (and open the lazy store) before the first measurement.
-  for (let n = 0; n < 200; n++) await kit.intercept(call(n), { sessionId: `warm-${n}` });
+  // Open the lazy store and warm the code path before the first measurement.
+  for (let n = 0; n < 200; n++) await kit.intercept(call(n), { sessionId: `${tag}-warm-${n}` });
+  const sessionOf = (n: number) => `${tag}-session-${String(n).padStart(7, '0')}`;
   const ids: string[] = new Array(sessions);
-  const before = settledHeap();
+  const before = settledMemory();
   const t0 = performance.now();
   for (let n = 0; n < sessions; n++) ids[n] = (await kit.intercept(call(n), { sessionId: sessionOf(n) })).interaction!.requestId;
   const createSeconds = (performance.now() - t0) / 1000;
-  const after = settledHeap();
-
-  // Same pseudo-random order in every size's process, so both see the same access pattern.
-  let seed = 12345;
-  const pick = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % sessions);
-  const time = async (op: (n: number) => Promise<unknown>) => {
-    for (let i = 0; i < lookups / 4; i++) await op(pick());
-    const samples = new Array<number>(lookups);
-    for (let i = 0; i < lookups; i++) {
-      const n = pick();
-      const start = performance.now();
-      const found = await op(n);
-      samples[i] = performance.now() - start;
-      if (!found) throw new Error(`lookup ${n} found nothing`);
-    }
-    return summarize(samples);
-  };
-  const currentOf = await time((n) => kit.store.currentOf(sessionOf(n)));
-  const get = await time((n) => kit.store.get(ids[n]!));
-  await kit.close();
+  const after = settledMemory();
   return {
     sessions,
+    kit,
+    sessionOf,
+    ids,
     heapPerQuestion: (after.heap - before.heap) / sessions,
     rssPerQuestion: (after.rss - before.rss) / sessions,
     createSeconds,
-    currentOf,
-    get,
+    currentOf: [],
+    get: [],
   };
-}
-
-const childAt = process.argv.indexOf('--child');
-if (childAt > 0) {
-  const result = await measureSize(Number(process.argv[childAt + 1]), Number(arg('lookups', '50000')));
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.exit(0);
 }
 
 const started = performance.now();
 const sizes = arg('sizes', '1000,100000').split(',').map(Number);
-const lookups = arg('lookups', '50000');
-const self = fileURLToPath(import.meta.url);
-const runner = CHILD_EXEC_ARGV;
-const results: SizeResult[] = sizes.map((n) => {
-  const out = execFileSync(process.execPath, ['--expose-gc', ...runner, self, '--child', String(n), '--lookups', lookups], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return JSON.parse(out.trim().split('\n').pop()!) as SizeResult;
-});
+const lookups = Number(arg('lookups', '40000'));
+const kits: Sized[] = [];
+for (const [i, n] of sizes.entries()) kits.push(await build(n, `k${i}`));
+
+// The same pseudo-random sequence for every kit, scaled to its size.
+let seed = 12345;
+const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
+async function batch(k: Sized, record: boolean) {
+  for (let i = 0; i < BATCH; i++) {
+    const n = Math.floor(random() * k.sessions);
+    const t = performance.now();
+    const current = await k.kit.store.currentOf(k.sessionOf(n));
+    const mid = performance.now();
+    const record_ = await k.kit.store.get(k.ids[n]!);
+    const end = performance.now();
+    if (!current || !record_) throw new Error(`lookup ${n} of ${k.sessions} found nothing`);
+    if (record) {
+      k.currentOf.push(mid - t);
+      k.get.push(end - mid);
+    }
+  }
+}
+const rounds = Math.ceil(lookups / BATCH);
+for (let r = 0; r < rounds + Math.ceil(rounds / 4); r++) {
+  // Alternate which kit goes first; the first quarter of the rounds is warm-up.
+  const order = r % 2 === 0 ? kits : [...kits].reverse();
+  for (const k of order) await batch(k, r >= Math.ceil(rounds / 4));
+}
+for (const k of kits) await k.kit.close();
+
+interface SizeResult {
+  sessions: number;
+  heapPerQuestion: number;
+  rssPerQuestion: number;
+  createSeconds: number;
+  currentOf: Summary;
+  get: Summary;
+}
+const results: SizeResult[] = kits.map((k) => ({
+  sessions: k.sessions,
+  heapPerQuestion: k.heapPerQuestion,
+  rssPerQuestion: k.rssPerQuestion,
+  createSeconds: k.createSeconds,
+  currentOf: summarize(k.currentOf),
+  get: summarize(k.get),
+}));
 
 const table: Record<string, Record<string, string>> = {};
-for (const [i, r] of results.entries()) {
-  table[`#${i + 1}: ${r.sessions.toLocaleString('en-US')} sessions`] = {
+for (const r of results) {
+  table[`${r.sessions.toLocaleString('en-US')} sessions`] = {
     'heap / question': bytes(r.heapPerQuestion),
     'RSS / question': bytes(r.rssPerQuestion),
-    'ask (create) total': `${r.createSeconds.toFixed(2)} s`,
+    'asking all': `${r.createSeconds.toFixed(2)} s`,
     'currentOf p50': ms(r.currentOf.p50),
     'currentOf p99': ms(r.currentOf.p99),
     'get p50': ms(r.get.p50),
     'get p99': ms(r.get.p99),
   };
 }
-console.log(`pending lookups and memory (memory store), ${lookups} random lookups per size:`);
+console.log(`pending lookups and memory (memory store), ${results[0]?.currentOf.count} lookups of each kind per size, interleaved:`);
 console.table(table);
 
 const rows: ResultRow[] = [];
@@ -141,15 +160,15 @@ if (results.length >= 2) {
   rows.push(row('heap per pending question', large.heapPerQuestion, small.heapPerQuestion, bytes, true));
   rows.push(row('RSS per pending question', large.rssPerQuestion, small.rssPerQuestion, bytes, false));
   rows.push(row('lookup `currentOf(sessionId)` p50', large.currentOf.p50, small.currentOf.p50, ms, true));
-  rows.push(row('lookup `currentOf(sessionId)` p99', large.currentOf.p99, small.currentOf.p99, ms, false));
-  rows.push(row('lookup `get(requestId)` p50', large.get.p50, small.get.p50, ms, true));
+  rows.push(row('lookup `currentOf(sessionId)` p99', large.currentOf.p99, small.currentOf.p99, ms, true));
+  rows.push(row('lookup `get(requestId)` p50', large.get.p50, small.get.p50, ms, false));
 }
 writePart({
   name: '3-pending-scale',
   seconds: (performance.now() - started) / 1000,
   rows,
   notes: [
-    `${lookups} random lookups per size after a quarter as many warm-up lookups; heap/RSS growth after full GCs, one fresh process per size`,
+    `${small.currentOf.count} timed lookups of each kind per size, alternating between the two stores in batches of ${BATCH} after a warm-up; heap/RSS growth after full GCs (RSS at 1k is dominated by allocator granularity)`,
     'SQLite is not measured at 100k: each create is two WAL commits (~4 ms here), so seeding 100k questions would take minutes',
   ],
   detail: results,
