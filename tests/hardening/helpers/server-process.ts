@@ -76,8 +76,17 @@ export interface ServerProcess {
   stop(): Promise<Exit>;
 }
 
-export async function spawnServer(script: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, await commandFor(script), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface SpawnOptions {
+  /** The line announcing the URL (group 1). @default /^listening (\S+)$/m */
+  ready?: RegExp;
+  /** Run the source with tsx instead of a bundle (for a script whose paths depend on where it lives). */
+  tsx?: boolean;
+}
+
+export async function spawnServer(script: string, env: Record<string, string>, options: SpawnOptions = {}): Promise<ServerProcess> {
+  const { ready = /^listening (\S+)$/m, tsx = false } = options;
+  const argv = tsx ? ['--import', 'tsx', script] : await commandFor(script);
+  const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let out = '';
   let stdout = '';
@@ -91,7 +100,7 @@ export async function spawnServer(script: string, env: Record<string, string>): 
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       stdout += c.toString();
-      const m = /^listening (\S+)$/m.exec(stdout);
+      const m = ready.exec(stdout);
       if (m) resolve(m[1]!);
     });
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
