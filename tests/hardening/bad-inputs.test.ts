@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorBodySchema } from '../../plugin/schema.js';
 import { hookedStore, startApp, type TestApp } from '../plugin/harness.js';
-import { BAD_INPUTS, FORMS } from './fixtures/bad-inputs.js';
+import { BAD_INPUTS, BAD_PENDING_QUERIES, FORMS } from './fixtures/bad-inputs.js';
 import { sendRow } from './helpers/raw-request.js';
 import { storeKinds } from './helpers/stores.js';
 
@@ -61,6 +61,18 @@ for (const storeCase of cases) {
         assert.equal(rejected.reason, row.code);
       });
     });
+
+    for (const row of BAD_PENDING_QUERIES) {
+      it(`GET pending 400 invalid_request: ${row.name}`, async () => {
+        calls = 0;
+        const res = await fetch(`${t.url}${t.kit.prefix}/interactions/pending${row.query}`);
+        const body = errorBodySchema.parse(await res.json());
+        assert.equal(res.status, 400);
+        assert.equal(body.error.code, 'invalid_request');
+        assert.equal(body.error.field, 'sessionId');
+        assert.equal(calls, 0, 'the store must not be asked');
+      });
+    }
 
     it('left Object.prototype unpolluted', () => {
       assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeKeysBefore);
