@@ -9,6 +9,7 @@
  * back to tsx.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { basename, join } from 'node:path';
@@ -18,8 +19,11 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CRASH_SERVER = fileURLToPath(new URL('../fixtures/crash-server.ts', import.meta.url));
 
 const live = new Set<ChildProcess>();
+const built = new Set<string>();
 process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
+  // Bundles are per test process; children are gone by now, so nothing still reads them.
+  for (const file of built) rmSync(file, { force: true });
 });
 /** SIGKILL every server this process started that is still running (for `after` hooks of failed tests). */
 export function killAll(): void {
@@ -50,6 +54,7 @@ function commandFor(script: string): Promise<string[]> {
           // Bundled CommonJS dependencies call require(); give the ES module one.
           banner: { js: "import { createRequire as __hardeningRequire } from 'node:module'; const require = __hardeningRequire(import.meta.url);" },
         });
+        built.add(outfile);
         return [outfile];
       } catch {
         return ['--import', 'tsx', script];
