@@ -8,7 +8,7 @@
  *
  * "Handed exactly once" is counted from the model's recorded requests (helpers/deliveries.ts): the run is
  * either continued by the retried continue, or — when the crash came after the claim — the rolled-forward
- * ToolResult reaches the model with the user's next message. Cost: ~1 process start per run, 3 at once.
+ * ToolResult reaches the model with the user's next message. Cost: ~1 process start per run, in waves of 3.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,19 +25,18 @@ const AT_ONCE = 3;
 const LEASE_TTL_MS = 800;
 const CHAT_PHASE: readonly CrashPoint[] = ['after-persist', 'after-sse'];
 
-/** Run `fn` over `items`, at most `n` at a time. */
-async function pool<T, R>(items: readonly T[], n: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await fn(items[i]!, i);
-      }
-    }),
-  );
-  return results;
+/**
+ * Crash runs in waves of `n`: every server of a wave is listening (its startup sweep done) before any of
+ * them gets its request. A sweep rolls forward any run it finds claimed but without its ToolResult — also
+ * one that another live process is in the middle of resuming — which would move that run past the point
+ * where its own process was meant to die.
+ */
+async function waves<T>(items: readonly T[], n: number, start: (item: T) => Promise<ServerProcess>, fire: (item: T, proc: ServerProcess) => Promise<void>) {
+  for (let i = 0; i < items.length; i += n) {
+    const wave = items.slice(i, i + n);
+    const procs = await Promise.all(wave.map(start));
+    await Promise.all(wave.map((item, k) => fire(item, procs[k]!)));
+  }
 }
 
 const frames = (text: string) => parseSse(text).frames;
@@ -79,8 +78,7 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
       };
 
       if (CHAT_PHASE.includes(point)) {
-        await pool(runs, AT_ONCE, async (run) => {
-          const proc = await spawnServer(CRASH_SERVER, { ...env, CRASH_AT: point });
+        await waves(runs, AT_ONCE, () => spawnServer(CRASH_SERVER, { ...env, CRASH_AT: point }), async (run, proc) => {
           const reply = await dies(proc, postCollect(`${proc.url}/api/chat`, { sessionId: run.sessionId, message: `ask ${run.callId}` }));
           const seen = eventsOf(reply.text, 'user_input_required');
           // Before the event: the client saw nothing. After it: the event reached the client, once.
@@ -98,8 +96,7 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
         );
         assert.equal((await healthy.stop()).code, 0);
         outputs.push(healthy.stdout());
-        await pool(runs, AT_ONCE, async (run) => {
-          const proc = await spawnServer(CRASH_SERVER, { ...env, CRASH_AT: point });
+        await waves(runs, AT_ONCE, () => spawnServer(CRASH_SERVER, { ...env, CRASH_AT: point }), async (run, proc) => {
           const reply = await dies(proc, postCollect(`${proc.url}/api/chat/continue`, { sessionId: run.sessionId, requestId: run.requestId, ...run.answer }));
           const sent = eventsOf(reply.text, 'tool_result').map((r) => [r.toolCallId, r.content]);
           // Only the resume had sent the tool_result (it runs before the continued model call).
