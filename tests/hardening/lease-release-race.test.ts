@@ -1,0 +1,69 @@
+/**
+ * The session lease (plugin/loop/session-fence.ts) released while its own renewal is in flight: the
+ * renewal reads version v1, the release reads v1, the renewal writes v2, the release deletes "if v1" —
+ * and fails, leaving the lease held by nobody until it lapses (15 s by default). Every message and
+ * continue of that session is refused as `session_busy` meanwhile. The interleaving is forced with a
+ * store proxy that holds the renewal's write until the release's delete arrives; it happened by itself
+ * in crash-points.test.ts (the follow-up message after a completed continue got session_busy).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStore, type PendingStore } from '../../plugin/index.js';
+import { SessionFence } from '../../plugin/loop/index.js';
+
+/** Holds a renewal's conditional lease write until a delete of the lease comes, then lets it land first. */
+function renewalBeforeDelete(inner: PendingStore) {
+  let heldWrite: { go: () => void; done: Promise<unknown> } | undefined;
+  let sawRenewal!: () => void;
+  const renewal = new Promise<void>((r) => (sawRenewal = r));
+  const store = new Proxy(inner, {
+    get(target, p, receiver) {
+      const value = Reflect.get(target, p, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      const call = (...args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      if (p === 'putState') {
+        return (key: string, v: unknown, options?: { ifVersion?: string | null }) => {
+          if (!key.startsWith('lease:') || typeof options?.ifVersion !== 'string' || heldWrite) return call(key, v, options);
+          let go!: () => void;
+          const gate = new Promise<void>((r) => (go = r));
+          const done = gate.then(() => call(key, v, options));
+          heldWrite = { go, done };
+          sawRenewal();
+          return done;
+        };
+      }
+      if (p === 'deleteState') {
+        return async (key: string, version?: string) => {
+          if (key.startsWith('lease:') && heldWrite) {
+            heldWrite.go();
+            await heldWrite.done;
+          }
+          return call(key, version);
+        };
+      }
+      return call;
+    },
+  });
+  return { store, renewal };
+}
+
+describe('session lease release racing its renewal', () => {
+  it('leaves the session free: the next acquire succeeds at once', async () => {
+    const inner = await openStore('memory');
+    const { store, renewal } = renewalBeforeDelete(inner);
+    const fence = new SessionFence(store, { ttlMs: 3000 });
+    // The renewal timer is unref'd; keep the process up while the test waits for it.
+    const keepAlive = setInterval(() => undefined, 1000);
+    try {
+      const lease = await fence.acquire('s');
+      await renewal; // the renewal (every ttl/3 = 1 s) has read the lease and is about to write it
+      await lease.release();
+      assert.equal(await fence.isHeld('s'), false, 'a released lease is not held');
+      const next = await fence.acquire('s', 0);
+      await next.release();
+    } finally {
+      clearInterval(keepAlive);
+      await inner.close();
+    }
+  });
+});
