@@ -288,7 +288,8 @@ export const cardStyles = css`
   }
   [data-kind='expired'] .receipt-status,
   [data-kind='not-resumable'] .receipt-status,
-  [data-kind='gone'] .receipt-status {
+  [data-kind='gone'] .receipt-status,
+  [data-run='error'] {
     color: var(--_c-error);
   }
   .receipt-answer {

@@ -1,6 +1,6 @@
 import { LitElement, html, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
-import type { Answer } from '../plugin/schema.js';
+import type { Answer, DoneReason } from '../plugin/schema.js';
 import {
   EMPTY_DRAFT,
   MAX_CUSTOM_INPUT,
@@ -19,6 +19,9 @@ import { DEFAULT_LOCALE, formatMessage, resolveStrings, type AskUserLocale, type
 
 export type Phase = 'pending' | 'submitting' | 'closed';
 type Key = keyof AskUserStrings;
+
+/** The note of an answered receipt once its run ended, per `done` reason. */
+export const RUN_NOTES: Readonly<Record<DoneReason, Key>> = { completed: 'runCompleted', paused: 'runPaused', cancelled: 'runCancelled', error: 'runError' };
 
 /** Shown while the countdown is under this, so the last minute stands out. */
 const SOON_MS = 60_000;
@@ -141,8 +144,8 @@ export abstract class AskUserCardView extends LitElement {
   }
 
   /** What happens next, under a receipt's status. */
-  protected _noteKey({ kind }: Receipt): Key | undefined {
-    return kind === 'answered' ? 'continuing' : kind === 'cancelled' ? 'cancelledAction' : kind === 'expired' ? 'expiredAction' : undefined;
+  protected _noteKey({ kind, runEnded }: Receipt): Key | undefined {
+    return kind === 'answered' ? (runEnded ? RUN_NOTES[runEnded] : 'continuing') : kind === 'cancelled' ? 'cancelledAction' : kind === 'expired' ? 'expiredAction' : undefined;
   }
 
   /** The validation message of `field`, or '' when it is fine. */
@@ -317,14 +320,14 @@ export abstract class AskUserCardView extends LitElement {
       <p part="receipt-status" class="receipt-status" id="receipt-status">${this._message(receiptTitleKey(r.kind))}</p>
       ${showAnswer
         ? html`<dl part="receipt-answer" class="receipt-answer">
-            ${choice ? html`<dt>${s.receiptSelections}</dt><dd>${labels.length ? labels.join('、') : s.receiptNothing}</dd>` : nothing}
+            ${choice ? html`<dt>${s.receiptSelections}</dt><dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>` : nothing}
             ${typed || !choice ? html`<dt>${s.receiptCustom}</dt><dd>${typed || s.receiptNothing}</dd>` : nothing}
           </dl>`
         : nothing}
       ${r.at
         ? html`<p part="receipt-time" class="receipt-time"><time datetime=${r.at}>${formatMessage(s.receiptAt, { time: this._formatTime(r.at) })}</time></p>`
         : nothing}
-      ${note ? html`<p part="receipt-note" class="receipt-note">${s[note]}</p>` : nothing}
+      ${note ? html`<p part="receipt-note" class="receipt-note" data-run=${r.runEnded ?? nothing}>${s[note]}</p>` : nothing}
     </div>`;
   }
 

@@ -1,8 +1,8 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
 import { ContextConsumer } from '@lit/context';
-import type { Answer, InteractionResolved } from '../plugin/schema.js';
+import type { Answer, DoneReason, InteractionResolved } from '../plugin/schema.js';
 import { cardStyles } from './ask-user-card.styles.js';
-import { AskUserCardView } from './ask-user-card.templates.js';
+import { AskUserCardView, RUN_NOTES } from './ask-user-card.templates.js';
 import { submitUserInput } from './client.js';
 import { askUserContext } from './context.js';
 import { AskUserContinuedEvent, AskUserErrorEvent, AskUserExpiredEvent, AskUserSubmitEvent } from './events.js';
@@ -11,6 +11,7 @@ import { failureFromThrown, failureOfResult, failureOutcome, isSubmitFailure, re
 import { resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
 
 export type { AskUserRequest } from './read-answer.js';
+export type { DoneReason } from '../plugin/schema.js';
 
 /**
  * @summary The form an `ask_user` tool call asks for: renders the question with native controls,
@@ -22,7 +23,9 @@ export type { AskUserRequest } from './read-answer.js';
  * `submitUserInput` and fires `ask-user-continued`; else it waits in "submitting" for the host.
  * Nothing is sent for an answer the server's rules refuse, nor for `resumable: false`.
  *
- * Public methods: `markSubmitted(at?)`, `markResolved(interactionResolved)`, `showError(result)`.
+ * Public methods: `markSubmitted(at?)`, `markResolved(interactionResolved)`, `showError(result)`, and
+ * `markRunEnded(reason)`: an answered receipt says "继续执行中…" until the host, reading the continuation
+ * stream (`ask-user-continued`), passes its `done` reason; the note then says how the run ended.
  *
  * @slot - Nothing: all content comes from `request`. (Model text is only ever rendered as text.)
  *
@@ -61,7 +64,8 @@ export type { AskUserRequest } from './read-answer.js';
  * @csspart receipt-status - What happened (submitted, cancelled, timed out, …).
  * @csspart receipt-answer - What was chosen (labels) and typed.
  * @csspart receipt-time - When.
- * @csspart receipt-note - What happens next ("继续执行中…", "任务已停止", …).
+ * @csspart receipt-note - What happens next ("继续执行中…", then "已继续，任务完成" after `markRunEnded`, "任务已停止", …);
+ *   `data-run` holds the `done` reason once the run ended.
  *
  * @cssproperty --ask-user-font-family - Font of the card.
  * @cssproperty --ask-user-font-size - Base font size. Default `0.9375rem`.
@@ -178,6 +182,20 @@ export class AskUserCard extends AskUserCardView {
    */
   showError(result: SubmitFailure | Error | unknown): void {
     this._applyFailure(isSubmitFailure(result) ? result : failureFromThrown(result), false);
+  }
+
+  /**
+   * The run this card's answer continued has ended: pass the `done` reason of the continuation stream
+   * (`completed`, `paused` when the model asked again, `cancelled`, or `error`, also for a stream that broke
+   * off). The answered receipt's "继续执行中…" becomes "已继续，任务完成" / "Continued; the task is done" and
+   * so on, and is announced. Any other state (an open form, a cancelled or timed-out receipt) has no
+   * "continuing" to end and ignores it, as does an unknown reason.
+   */
+  markRunEnded(reason: DoneReason): void {
+    const r = this._receipt;
+    if (this._phase !== 'closed' || r?.kind !== 'answered' || typeof RUN_NOTES[reason] !== 'string') return;
+    this._receipt = { ...r, runEnded: reason };
+    this._announce(this._s[RUN_NOTES[reason]]);
   }
 
   // ——— Lifecycle ———

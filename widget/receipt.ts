@@ -2,7 +2,7 @@
  * What a closed card says, and how a failed submission maps onto it (CONTRACT.md §4 outcomes). Pure: the
  * card renders these, tests check them directly.
  */
-import type { Answer, ErrorCode, ResolvedStatus } from '../plugin/schema.js';
+import type { Answer, DoneReason, ErrorCode, ResolvedStatus } from '../plugin/schema.js';
 import type { AnswerField, AskUserRequest } from './read-answer.js';
 import type { AskUserStrings } from './strings.js';
 
@@ -18,6 +18,8 @@ export interface Receipt {
   customInput?: string;
   /** `interaction_resolved` reports only the free text's length, never the text. */
   customInputLength?: number;
+  /** How the run this answer continued ended (`markRunEnded`); unset while it runs. */
+  runEnded?: DoneReason;
 }
 
 /** The error half of a continue result (`{ ok: false, status, error }`), as the client returns it. */

@@ -55,7 +55,15 @@ export interface AskUserStrings {
   receiptNothing: string;
   /** `{time}` is a localized date-time. */
   receiptAt: string;
+  /** Joins the labels of the chosen options in a receipt. */
+  listSeparator: string;
+  /** Under an answered receipt while the run it continued is still going. */
   continuing: string;
+  // Under an answered receipt once that run ended (`markRunEnded`), one per `done` reason.
+  runCompleted: string;
+  runPaused: string;
+  runCancelled: string;
+  runError: string;
   expiredAction: string;
   cancelledAction: string;
   notResumable: string;
@@ -113,7 +121,12 @@ const zhCN: AskUserStrings = {
   receiptCustom: '填写',
   receiptNothing: '（未填写）',
   receiptAt: '时间 {time}',
+  listSeparator: '、',
   continuing: '继续执行中…',
+  runCompleted: '已继续，任务完成',
+  runPaused: '已继续，助手有新的问题',
+  runCancelled: '已继续，任务已停止',
+  runError: '已继续，任务出错',
   expiredAction: '回答时间已过，任务未继续。如仍需要，请重新发起任务。',
   cancelledAction: '任务已停止，不会再次追问。',
   notResumable: '服务已重启，请重新发起任务',
@@ -166,7 +179,12 @@ const en: AskUserStrings = {
   receiptCustom: 'Typed',
   receiptNothing: '(nothing entered)',
   receiptAt: 'At {time}',
+  listSeparator: ', ',
   continuing: 'Continuing…',
+  runCompleted: 'Continued; the task is done',
+  runPaused: 'Continued; the assistant has another question',
+  runCancelled: 'Continued; the task stopped',
+  runError: 'Continued; the task failed',
   expiredAction: 'The time to answer has passed and the task did not continue. Start the task again if you still need it.',
   cancelledAction: 'The task stopped and will not ask again.',
   notResumable: 'The service restarted; please start the task again',

@@ -1,8 +1,9 @@
 /**
  * Redrawing a session after a reload from `GET /api/session`: text bubbles, and for every answered
  * question a static receipt built from the ask_user arguments and the ToolResult the model received.
+ * Its words are the card's own (the widget's `STRINGS`), so a redrawn receipt says what the live card said.
  */
-import type { PageStrings } from './i18n.js';
+import type { AskUserStrings } from '../../widget/index.js';
 
 export interface SessionItem {
   role: 'user' | 'assistant' | 'tool';
@@ -39,7 +40,7 @@ const parse = <T>(s: string | undefined): T | undefined => {
 };
 
 /** A receipt for a question that is already closed, as plain DOM (text only, never HTML from the model). */
-export function historicReceipt(args: string, result: string | undefined, s: PageStrings): HTMLElement {
+export function historicReceipt(args: string, result: string | undefined, s: AskUserStrings): HTMLElement {
   const q = parse<AskArgs>(args) ?? {};
   const a = parse<ToolAnswer>(result);
   const box = document.createElement('div');
@@ -49,16 +50,24 @@ export function historicReceipt(args: string, result: string | undefined, s: Pag
   title.textContent = q.title ?? '';
   const status = document.createElement('span');
   status.className = 'receipt-status';
-  const state = !a ? s.expired : a.cancelled ? (a.reason ? s[a.reason] : s.cancelled) : s.answered;
+  const state = !a
+    ? s.receiptExpired
+    : !a.cancelled
+      ? s.receiptAnswered
+      : a.reason === 'expired'
+        ? s.receiptExpired
+        : a.reason === 'superseded'
+          ? s.receiptSuperseded
+          : s.receiptCancelled;
   status.textContent = state;
   box.append(title, status);
   if (a && !a.cancelled) {
     const labels = (a.selections ?? []).map((id) => q.options?.find((o) => o.id === id)?.label ?? id);
     const line = document.createElement('div');
     const parts: string[] = [];
-    if (labels.length) parts.push(`${s.chose}: ${labels.join(', ')}`);
-    if (a.customInput) parts.push(`${s.typed}: ${a.customInput}`);
-    line.textContent = parts.join(' · ') || s.nothing;
+    if (labels.length) parts.push(`${s.receiptSelections}: ${labels.join(', ')}`);
+    if (a.customInput) parts.push(`${s.receiptCustom}: ${a.customInput}`);
+    line.textContent = parts.join(' · ') || s.receiptNothing;
     box.append(line);
   }
   return box;

@@ -1,4 +1,4 @@
-/** The page's own words (the card brings its own), zh-CN and en. */
+/** The page's own words, zh-CN and en. Receipts, live or redrawn, use the card's (`STRINGS` of the widget). */
 export type PageLang = 'zh' | 'en';
 
 export const PAGE_STRINGS = {
@@ -20,13 +20,6 @@ export const PAGE_STRINGS = {
     tool: '工具',
     error: '出错了',
     busy: '会话正忙，请等当前回复结束后再发。',
-    answered: '已回答',
-    cancelled: '已取消',
-    expired: '已超时',
-    superseded: '已被新消息替代',
-    nothing: '（无）',
-    typed: '填写',
-    chose: '选择',
     session: '会话',
     run: '运行',
   },
@@ -48,13 +41,6 @@ export const PAGE_STRINGS = {
     tool: 'Tool',
     error: 'Error',
     busy: 'The session is busy; wait for the current reply to finish.',
-    answered: 'Answered',
-    cancelled: 'Cancelled',
-    expired: 'Timed out',
-    superseded: 'Replaced by a newer message',
-    nothing: '(none)',
-    typed: 'typed',
-    chose: 'chose',
     session: 'Session',
     run: 'Run',
   },

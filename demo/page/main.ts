@@ -5,7 +5,7 @@
  * history and restores the open card from `GET /api/interactions/pending`.
  */
 import '../../widget/index.js';
-import { fetchPending, startChat, type AskUserCard, type AskUserContinuedEvent, type ChatEvent } from '../../widget/index.js';
+import { STRINGS, fetchPending, startChat, type AskUserCard, type AskUserContinuedEvent, type ChatEvent, type DoneReason } from '../../widget/index.js';
 import { PAGE_STRINGS, type PageLang } from './i18n.js';
 import { historicReceipt, resultsById, type SessionView } from './history.js';
 
@@ -67,9 +67,13 @@ function addCard(request: object): AskUserCard {
   return card;
 }
 
-/** Draw one stream into the log; a new assistant bubble starts at the first text. */
-async function drawStream(events: AsyncIterable<ChatEvent>) {
+/**
+ * Draw one stream into the log; a new assistant bubble starts at the first text. Resolves to the `done`
+ * reason, or `error` for a stream that broke off or ended without one.
+ */
+async function drawStream(events: AsyncIterable<ChatEvent>): Promise<DoneReason> {
   let bubble: HTMLLIElement | undefined;
+  let ended: DoneReason = 'error';
   runStatus.textContent = 'running';
   // One stream at a time from this page: a message sent mid-stream would only get session_busy.
   streaming++;
@@ -97,17 +101,18 @@ async function drawStream(events: AsyncIterable<ChatEvent>) {
           item('error', `${s().error}: ${e.data.code === 'session_busy' ? s().busy : e.data.message} (${e.data.code})`);
           break;
         case 'done':
-          runStatus.textContent = e.data.reason;
+          runStatus.textContent = ended = e.data.reason;
           break;
       }
     }
   } catch (err) {
     item('error', `${s().error}: ${(err as Error).message}`);
-    runStatus.textContent = 'error';
+    runStatus.textContent = ended = 'error';
   } finally {
     sendButton.disabled = --streaming > 0;
     void refreshTrace();
   }
+  return ended;
 }
 
 async function send(message: string) {
@@ -119,6 +124,9 @@ async function send(message: string) {
   }
   await drawStream(result.events);
 }
+
+/** The receipts the live card and the redrawn history show, in the page's language. */
+const cardStrings = () => STRINGS[lang === 'zh' ? 'zh-CN' : 'en'];
 
 /** After a reload: the history, then the open card (which may say the run cannot resume). */
 async function restore() {
@@ -135,7 +143,7 @@ async function restore() {
       if (it.text) item('assistant', it.text);
       for (const call of it.toolCalls ?? []) {
         if (call.name !== 'ask_user' || call.id === pending?.toolCallId) continue;
-        item('card').append(historicReceipt(call.arguments, results.get(call.id), s()));
+        item('card').append(historicReceipt(call.arguments, results.get(call.id), cardStrings()));
       }
     }
     if (it.role === 'tool' && !view.items.some((x) => x.toolCalls?.some((c) => c.id === it.toolCallId && c.name === 'ask_user'))) {
@@ -169,7 +177,11 @@ input.addEventListener('keydown', (ev) => {
     form.requestSubmit();
   }
 });
-document.addEventListener('ask-user-continued', (ev) => void drawStream((ev as AskUserContinuedEvent).detail.events));
+// The answered card says "continuing" until its continuation stream ends; then it says how.
+document.addEventListener('ask-user-continued', (ev) => {
+  const { requestId, events } = (ev as AskUserContinuedEvent).detail;
+  void drawStream(events).then((reason) => cards.get(requestId)?.markRunEnded(reason));
+});
 $('#lang').addEventListener('click', () => {
   lang = lang === 'zh' ? 'en' : 'zh';
   localStorage.setItem(LANG_KEY, lang);

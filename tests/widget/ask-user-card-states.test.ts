@@ -109,6 +109,20 @@ describe('expiry', () => {
     equal(calls.length, 0, 'nothing sent');
   });
 
+  it('a GET pending object with status "expired" and resumable: false is a timeout receipt, not the restart notice', async () => {
+    // What the server returns for an expired card (CONTRACT.md §5): the run is over, so resumable is false.
+    // The status is what happened; resumable only says whether the run could go on.
+    for (const expiresAt of [new Date(Date.now() - 60_000).toISOString(), new Date(Date.now() + 60_000).toISOString()]) {
+      const { card, calls } = await mount(single({ status: 'expired', resumable: false, expiresAt }));
+      equal(textOf(card, '[part~="receipt-status"]'), '已超时', `status (expiresAt ${expiresAt})`);
+      equal($(card, '[part~="receipt"]').dataset.kind, 'expired', 'receipt kind');
+      includes(textOf(card, '[part~="receipt-note"]'), '任务未继续', 'timeout note');
+      excludes(card.shadowRoot!.textContent, '服务已重启', 'no restart notice');
+      equal($$(card, 'button, input, textarea').length, 0, 'no controls');
+      equal(calls.length, 0, 'nothing sent');
+    }
+  });
+
   it('an expiresAt already past shows the timeout receipt', async () => {
     const { card } = await mount(single({ expiresAt: new Date(Date.now() - 1000).toISOString() }));
     equal(textOf(card, '[part~="receipt-status"]'), '已超时', 'status');
