@@ -112,6 +112,13 @@ test('every mode through the UI (single multiple text number date directory togg
       assert.match(await receipt(card).innerText(), step.shows, `${step.args.mode}: the receipt does not show the answer`);
     }
     await chat.waitForAssistant('全部收到');
+    await chat.page.locator('[data-testid="run-status"]', { hasText: 'completed' }).waitFor();
+    // Each continuation but the last ended paused on the next question; the last one completed the run.
+    // No receipt may still claim the run is continuing (markRunEnded at each continuation's done).
+    const notes = chat.page.locator('ask-user-card [part~="receipt-note"]');
+    await notes.nth(STEPS.length - 1).filter({ hasText: '已继续，任务完成' }).waitFor();
+    const said = await notes.allInnerTexts();
+    assert.deepEqual(said, [...Array<string>(STEPS.length - 1).fill('已继续，助手有新的问题'), '已继续，任务完成'], 'what the receipts say once the run ended');
     await c.evidence.screenshot(chat.page, 'all-modes');
     assert.equal(tap.on('/api/chat/continue').length, STEPS.length, 'the refused directory answer must not have been sent');
     c.note('toolResults', STEPS.map((s, i) => c.model.requests[i + 1]!.messages.at(-1)));

@@ -48,6 +48,7 @@ test('page refresh: the pending query restores the card, and its answer continue
     const historic = chat.page.locator('[data-testid="historic-receipt"]');
     await historic.first().waitFor();
     assert.match(await historic.first().innerText(), /请选择执行方式[\s\S]*直接实现/, 'the redrawn history does not show the answered question with its choice');
+    assert.equal((await historic.first().locator('.receipt-status').innerText()).trim(), '已提交', 'the redrawn receipt words the answer differently from the live card (已提交)');
     await c.evidence.screenshot(chat.page, 'after-second-reload');
     assert.equal(tap.on('/api/chat/continue').length, 1, 'reloading sent another answer');
   }));

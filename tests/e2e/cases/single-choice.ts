@@ -30,6 +30,12 @@ test('single choice: the chosen id reaches the model as the ToolResult of the or
     await c.evidence.screenshot(chat.page, 'answered');
 
     assert.match(await receipt(card).innerText(), /已提交[\s\S]*先分析/, 'the receipt does not show 已提交 with the chosen label');
+    // Once the continuation stream reached done{completed}, the receipt no longer says 继续执行中….
+    await chat.page.locator('[data-testid="run-status"]', { hasText: 'completed' }).waitFor();
+    const note = receipt(card).locator('[part~="receipt-note"]');
+    await note.filter({ hasText: '已继续，任务完成' }).waitFor();
+    assert.equal(await note.getAttribute('data-run'), 'completed', 'the note does not carry the done reason');
+    assert.doesNotMatch(await receipt(card).innerText(), /继续执行中/, 'the receipt still says the run is continuing');
     const [cont] = await continueStreams(tap, 1);
     const body = JSON.parse(cont!.exchange.requestBody ?? '{}');
     assert.deepEqual(body, { sessionId: asked.data.sessionId, requestId: asked.data.id, selections: ['safe'], customInput: '', cancelled: false }, 'the page posted another body');

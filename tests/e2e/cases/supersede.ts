@@ -34,4 +34,11 @@ test('supersede: sending a new message closes the open card as superseded, and t
     const userAt = next.messages.findIndex((m) => m.role === 'user' && m.content === '算了，改成只写文档');
     assert.ok(userAt > toolAt, 'the new message is not after the superseded ToolResult');
     assert.deepEqual(auditOf(c.server, asked.data.id).map((a) => a.event), ['asked', 'superseded']);
+
+    // After a reload the redrawn history says it in the card's words, not a wording of its own.
+    await chat.reload();
+    const historic = chat.page.locator('[data-testid="historic-receipt"]');
+    await historic.first().waitFor();
+    const status = (await historic.first().locator('.receipt-status').innerText()).trim();
+    assert.equal(status, '已被新消息取代', 'the redrawn receipt words the superseded card differently from the live one');
   }));
