@@ -53,6 +53,17 @@ function item(kind: keyof typeof TEST_IDS, text = ''): HTMLLIElement {
   return li;
 }
 
+/** A tool's result, folded: the name shows, the raw content opens on demand (it is often long JSON). */
+function toolItem(name: string, content: string): void {
+  const details = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = `${s().tool} ${name}`.trim();
+  const body = document.createElement('pre');
+  body.textContent = content;
+  details.append(summary, body);
+  item('tool').append(details);
+}
+
 function addCard(request: object): AskUserCard {
   const id = (request as { id: string }).id;
   const known = cards.get(id);
@@ -94,7 +105,7 @@ async function drawStream(events: AsyncIterable<ChatEvent>): Promise<DoneReason>
           cards.get(e.data.requestId)?.markResolved(e.data);
           break;
         case 'tool_result':
-          if (e.data.name !== 'ask_user') item('tool', `${s().tool} ${e.data.name}: ${e.data.content}`);
+          if (e.data.name !== 'ask_user') toolItem(e.data.name, e.data.content);
           bubble = undefined;
           break;
         case 'error':
@@ -146,8 +157,9 @@ async function restore() {
         item('card').append(historicReceipt(call.arguments, results.get(call.id), cardStrings()));
       }
     }
-    if (it.role === 'tool' && !view.items.some((x) => x.toolCalls?.some((c) => c.id === it.toolCallId && c.name === 'ask_user'))) {
-      item('tool', `${s().tool}: ${it.text ?? ''}`);
+    if (it.role === 'tool') {
+      const call = view.items.flatMap((x) => x.toolCalls ?? []).find((c) => c.id === it.toolCallId);
+      if (call?.name !== 'ask_user') toolItem(call?.name ?? '', it.text ?? '');
     }
   }
   if (pending) addCard(pending);
