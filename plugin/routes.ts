@@ -177,6 +177,12 @@ export function createRoutes(deps: RoutesDeps): Middleware {
         throw expiredError();
       }
       if (!(await host.isResumable(record))) {
+        // A duplicate may have read the record just before another submission claimed it and resumed the
+        // run; the run then no longer waits on it. Read again so that duplicate gets its receipt, not
+        // "restarted".
+        const fresh = await store.get(record.requestId).catch(storeError);
+        if (fresh?.resolution) throw closedError(fresh);
+        if (fresh && (fresh.status === 'expired' || fresh.expiresAt <= now())) throw expiredError();
         throw new AskUserError('not_resumable', 'The paused run cannot be continued by this server (it was restarted); start the task again.');
       }
       if (!body.cancelled) {
