@@ -4,7 +4,7 @@
  * options object.
  */
 import type { Middleware, ParameterizedContext } from 'koa';
-import { consoleAuditLogger, safeAuditLogger, type AuditLogger } from './audit.js';
+import { consoleAuditLogger, recordEntry, safeAuditLogger, type AuditLogger } from './audit.js';
 import { createCoordinator, type CloseStatus, type InterceptContext, type InterceptResult, type ToolCallLike } from './coordinator.js';
 import { createInProcessHost, type InProcessAnswer, type InProcessHost } from './in-process-host.js';
 import { lazyStore } from './lazy-store.js';
@@ -61,6 +61,8 @@ export interface AskUserKit {
   supersede(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Close the session's question as `expired` if it is past `expiresAt`. */
   expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
+  /** Audit a resolution whose claiming process died before its audit line (used by a loop's roll-forward). */
+  auditRecovered(record: InteractionRecord): void;
   /** Close one question without an answer; `undefined` when it was already closed. */
   closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined>;
   /** In-process loops: pause until the question is answered. Throws when a custom `host` is configured. */
@@ -118,6 +120,11 @@ export function createAskUserKit(options: AskUserKitOptions = {}): AskUserKit {
     supersede: (sessionId) => coordinator.supersede(sessionId),
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     closeInteraction: (requestId, status) => coordinator.closeInteraction(requestId, status),
+    auditRecovered(record) {
+      const r = record.resolution;
+      if (!r) return;
+      audit.audit(recordEntry(r.status, record, r.at, { ...(r.status === 'answered' ? { answer: r.answer } : {}), recovered: true }));
+    },
     waitForAnswer(requestId, signal) {
       if (!inProcess) {
         return Promise.reject(new TypeError('waitForAnswer needs the in-process host; this kit was given its own `host`, which resumes runs itself'));

@@ -35,6 +35,12 @@ export interface AuditEntry {
   reason?: AuditReason;
   /** For `rejected`: a short explanation that never quotes user input. */
   detail?: string;
+  /**
+   * Set when the line is written by a roll-forward: the process that claimed the resolution died before
+   * its own line (kill -9 between claim and ToolResult). A crash in the instant after that process's line
+   * and before its ToolResult write gives a second line with the same requestId: dedupe by requestId.
+   */
+  recovered?: true;
 }
 
 /** Where audit entries go. Must not throw; a failing sink must not fail a user's answer. */
@@ -64,7 +70,7 @@ export function recordEntry(
   event: AuditEvent,
   record: InteractionRecord,
   at: number,
-  extra: { answer?: Answer; reason?: AuditReason; detail?: string; sessionId?: string } = {},
+  extra: { answer?: Answer; reason?: AuditReason; detail?: string; sessionId?: string; recovered?: true } = {},
 ): AuditEntry {
   const entry: AuditEntry = {
     event,
@@ -83,6 +89,7 @@ export function recordEntry(
   }
   if (extra.reason) entry.reason = extra.reason;
   if (extra.detail) entry.detail = extra.detail;
+  if (extra.recovered) entry.recovered = true;
   return entry;
 }
 

@@ -15,7 +15,7 @@ if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "ensure-tools: installing ${need[*]} with apt-get" >&2
     apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
   else
     echo "ensure-tools: missing ${need[*]}. Install them (Debian: sudo apt-get install -y ${need[*]})," >&2
     echo "or set CHROMIUM_PATH to a Chromium binary. The browser and Redis tests cannot run without them." >&2

@@ -142,6 +142,9 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     });
     if (outcome.kind === 'paused') {
       const { record, event, round } = outcome;
+      // Parked before the pause is saved: if this process dies before it releases, the answer's continue
+      // takes the lease over at once instead of failing as session_busy until the lease lapses.
+      await lease.park(record.requestId).catch(() => undefined);
       // Durable first: only a run that is on disk may be announced as waiting for an answer.
       await states.update(sessionId, (cur) => ({
         ...(cur ?? start),
@@ -174,7 +177,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   async function continueAfter(record: InteractionRecord, sse: SseSink): Promise<void> {
     let lease: Lease;
     try {
-      lease = await fence.acquire(record.sessionId, resumeWaitMs);
+      lease = await fence.acquire(record.sessionId, resumeWaitMs, (held) => held.parkedOn === record.requestId);
     } catch (err) {
       sendFailure(sse, 'session_busy', (err as Error).message);
       return;
@@ -235,6 +238,9 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
 
   async function rollForward(sessionId: string): Promise<RollForwardResult> {
     const result = await rollForwardRun({ store, states, index }, sessionId);
+    // We wrote the ToolResult of a claimed resolution: its claimer died before writing it, and before
+    // (or right after) its audit line. Exactly one roll-forward writes it, so this line is written once.
+    if (result.kind === 'rolled_forward' && result.wrote && result.record?.resolution) getCoordinator().auditRecovered?.(result.record);
     if (result.kind !== 'needs_expiry') return result;
     // Overdue and never collected (its timer died with a process): the coordinator claims and audits it.
     const closed = await getCoordinator().expireDue(sessionId);
@@ -245,7 +251,8 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   async function chat({ sessionId, message, sse }: ChatInput): Promise<void> {
     let lease: Lease;
     try {
-      lease = await fence.acquire(sessionId, 0);
+      // A holder parked on the question the run is still paused on writes nothing more: it may be dead.
+      lease = await fence.acquire(sessionId, 0, async (held) => (await states.get(sessionId))?.paused?.requestId === held.parkedOn);
     } catch (err) {
       sendFailure(sse, 'session_busy', (err as Error).message);
       return;

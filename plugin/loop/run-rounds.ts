@@ -21,6 +21,8 @@ export interface LoopCoordinator {
   supersede(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Close the session's interaction as expired if it is overdue. */
   expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
+  /** Audit a resolution rolled forward after its claimer died (optional for hand-made coordinators). */
+  auditRecovered?(record: InteractionRecord): void;
 }
 
 export interface RoundsDeps {

@@ -10,7 +10,16 @@ interface LeaseValue {
   owner: string;
   /** Epoch milliseconds after which the lease may be taken over. */
   until: number;
+  /**
+   * Set by a holder whose run is paused on this interaction and will write no more run state: a
+   * continue for that interaction (or a new message while the run is still paused on it) may take the
+   * lease over at once instead of waiting out a holder killed before it could release.
+   */
+  parkedOn?: string;
 }
+
+/** Decides, for a lease held by someone else, whether it may be taken over before `until`. */
+export type TakeOver = (held: Readonly<LeaseValue>) => boolean | Promise<boolean>;
 
 export class SessionBusyError extends Error {
   readonly code = 'session_busy';
@@ -34,6 +43,8 @@ export interface Lease {
   readonly sessionId: string;
   /** True once another holder took the lease over (ours had lapsed): stop writing. */
   readonly lost: boolean;
+  /** Mark the lease as parked on `requestId` (see LeaseValue.parkedOn); call before persisting the pause. */
+  park(requestId: string): Promise<void>;
   /** Idempotent. */
   release(): Promise<void>;
 }
@@ -61,10 +72,10 @@ export class SessionFence {
   }
 
   /** The lease, or SessionBusyError when someone else holds it past `waitMs`. */
-  async acquire(sessionId: string, waitMs = this.#waitMs): Promise<Lease> {
+  async acquire(sessionId: string, waitMs = this.#waitMs, takeOver?: TakeOver): Promise<Lease> {
     const deadline = this.#now() + waitMs;
     for (;;) {
-      const lease = await this.#tryAcquire(sessionId);
+      const lease = await this.#tryAcquire(sessionId, takeOver);
       if (lease) return lease;
       if (this.#now() >= deadline) throw new SessionBusyError(sessionId);
       await sleep(40);
@@ -77,7 +88,7 @@ export class SessionFence {
     return !!entry && entry.value.until > this.#now();
   }
 
-  async #tryAcquire(sessionId: string): Promise<Lease | undefined> {
+  async #tryAcquire(sessionId: string, takeOver?: TakeOver): Promise<Lease | undefined> {
     const key = this.key(sessionId);
     const owner = randomBytes(12).toString('base64url');
     const value = (): LeaseValue => ({ owner, until: this.#now() + this.#ttlMs });
@@ -85,7 +96,7 @@ export class SessionFence {
     if (!ok) {
       const held = await this.#store.getState<LeaseValue>(key);
       if (!held) return undefined; // released between our two calls; the caller's next try wins or loses fairly
-      if (held.value.until > this.#now()) return undefined;
+      if (held.value.until > this.#now() && !(held.value.parkedOn && takeOver && (await takeOver(held.value)))) return undefined;
       ok = await this.#store.putState(key, value(), { ifVersion: held.version, ttlMs: this.#ttlMs });
       if (!ok) return undefined;
     }
@@ -95,21 +106,23 @@ export class SessionFence {
   #hold(sessionId: string, key: string, owner: string): Lease {
     let lost = false;
     let released = false;
+    let parkedOn: string | undefined;
     const mine = async () => {
       const entry = await this.#store.getState<LeaseValue>(key);
       return entry && entry.value.owner === owner ? entry : undefined;
     };
-    const renew = async () => {
+    const write = async () => {
       const entry = await mine();
       if (!entry) {
         lost = true;
         return;
       }
-      const ok = await this.#store.putState(key, { owner, until: this.#now() + this.#ttlMs }, { ifVersion: entry.version, ttlMs: this.#ttlMs });
+      const value: LeaseValue = { owner, until: this.#now() + this.#ttlMs, ...(parkedOn ? { parkedOn } : {}) };
+      const ok = await this.#store.putState(key, value, { ifVersion: entry.version, ttlMs: this.#ttlMs });
       if (!ok) lost = !(await mine());
     };
     const timer = setInterval(() => {
-      if (!released) renew().catch(() => undefined); // a failed renewal is retried on the next tick
+      if (!released) write().catch(() => undefined); // a failed renewal is retried on the next tick
     }, Math.max(50, Math.floor(this.#ttlMs / 3)));
     timer.unref();
     return {
@@ -117,12 +130,19 @@ export class SessionFence {
       get lost() {
         return lost;
       },
+      park: async (requestId) => {
+        parkedOn = requestId;
+        await write();
+      },
       release: async () => {
         if (released) return;
         released = true;
         clearInterval(timer);
-        const entry = await mine();
-        if (entry) await this.#store.deleteState(key, entry.version);
+        // A renewal in flight may land between our read and our delete and bump the version: read again.
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const entry = await mine();
+          if (!entry || (await this.#store.deleteState(key, entry.version))) return;
+        }
       },
     };
   }
