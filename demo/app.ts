@@ -4,10 +4,11 @@
  * it in-process on their own store and model.
  */
 import Koa from 'koa';
-import { bodyParser } from '@koa/bodyparser';
 import type OpenAI from 'openai';
 import { createAskUserKit, type AskUserKit } from '../plugin/ask-user-kit.js';
 import { consoleAuditLogger, type AuditLogger } from '../plugin/audit.js';
+import { AskUserError } from '../plugin/errors.js';
+import { readJsonBody } from '../plugin/json-body.js';
 import { openStore } from '../plugin/store/index.js';
 import type { PendingStore } from '../plugin/store/types.js';
 import { sessionIdSchema, LIMITS } from '../plugin/schema.js';
@@ -81,12 +82,20 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   const app = new Koa();
   app.on('error', (err) => console.error('[demo]', err));
   app.use(trace.tap({ chat: '/api/chat', continue: '/api/chat/continue' }));
-  const json = bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.bodyBytes });
 
   app.use(async function demoRoutes(ctx, next) {
     if (ctx.path === '/api/chat' && ctx.method === 'POST') {
-      await json(ctx, async () => {});
-      const body = (ctx.request.body ?? {}) as { sessionId?: unknown; message?: unknown };
+      let raw: unknown;
+      try {
+        raw = await readJsonBody(ctx);
+      } catch (err) {
+        // The plugin's own answer for a bad body: JSON, 400/413/415, the body never echoed or logged.
+        if (!(err instanceof AskUserError)) throw err;
+        ctx.status = err.status;
+        ctx.body = err.toBody();
+        return;
+      }
+      const body = (typeof raw === 'object' && raw !== null ? raw : {}) as { sessionId?: unknown; message?: unknown };
       const sessionId = sessionIdSchema.safeParse(body.sessionId);
       if (!sessionId.success) return badRequest(ctx, `sessionId: ${sessionId.error.issues[0]!.message}`, 'sessionId');
       if (typeof body.message !== 'string' || body.message.trim() === '' || body.message.length > MESSAGE_MAX) {

@@ -19,6 +19,7 @@ export {
   type ToolCallLike,
 } from './coordinator.js';
 export { createRoutes, receiptOf, type Authorize, type RoutesDeps } from './routes.js';
+export { readJsonBody } from './json-body.js';
 export { openSse, formatEvent, formatComment, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-writer.js';
 export {
   AUDIT_EVENTS,

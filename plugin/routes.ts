@@ -14,7 +14,6 @@
  *   - a missing body, unparsable JSON or a body not matching `continueBodySchema` is 400 `invalid_request`.
  */
 import { Router } from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { checkAnswer, type AnswerProblem } from './answer-rules.js';
 import { recordEntry, type AuditEntry, type AuditLogger } from './audit.js';
@@ -22,7 +21,7 @@ import { AskUserError, type Receipt } from './errors.js';
 import { userInputRequiredOf, type Coordinator } from './coordinator.js';
 import { answerToolResultText } from './tool-result.js';
 import { openSse, type OpenSseOptions } from './sse-writer.js';
-import { LIMITS } from './limits.js';
+import { readJsonBody } from './json-body.js';
 import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type PendingInteraction } from './schema.js';
 import type { RunHost } from './host.js';
 import { StoreUnavailableError, type InteractionRecord, type PendingStore } from './store/types.js';
@@ -71,32 +70,7 @@ function safeAnswerMessage(problem: AnswerProblem, message: string): string {
   return message;
 }
 
-const jsonBody = bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.bodyBytes, jsonStrict: true });
 
-/** Read the JSON body within the contract's limit, or throw the matching invalid_request. */
-async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {
-  // type-is counts `Content-Length: 0` as a body; for us an empty body is no body.
-  const empty = ctx.request.length === 0 || (ctx.request.length === undefined && !ctx.get('transfer-encoding'));
-  const kind = empty ? null : ctx.request.is('application/json', 'application/*+json');
-  if (kind === null) throw new AskUserError('invalid_request', 'The request has no body; send the answer as a JSON object.');
-  if (kind === false) {
-    throw new AskUserError('invalid_request', `Content-Type ${JSON.stringify(ctx.request.type || '(none)')} is not JSON; send application/json.`, { status: 415 });
-  }
-  try {
-    await jsonBody(ctx as never, async () => {});
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (status === 413) throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
-    if (status === 415) throw new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 });
-    throw new AskUserError('invalid_request', 'The body is not valid JSON.', { cause: err });
-  }
-  // A host-wide body parser may have run first with its own limit; the contract's limit still holds.
-  const raw = (ctx.request as { rawBody?: unknown }).rawBody;
-  if (typeof raw === 'string' && Buffer.byteLength(raw) > LIMITS.bodyBytes) {
-    throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
-  }
-  return ctx.request.body;
-}
 
 /** What a `rejected` audit entry says about the request, beyond event, time and reason. */
 type AuditContext = Omit<AuditEntry, 'event' | 'at' | 'reason'>;

@@ -80,13 +80,25 @@ export const pendingInteractionSchema = userInputRequiredSchema.extend({
 });
 export type PendingInteraction = z.infer<typeof pendingInteractionSchema>;
 
-export const continueBodySchema = z.object({
-  sessionId: sessionIdSchema,
-  requestId: requestIdSchema,
-  selections: z.array(z.string().max(LIMITS.optionId)).max(LIMITS.options),
-  customInput: z.string().max(LIMITS.customInput),
-  cancelled: z.boolean(),
-});
+/**
+ * The answer's own limits hold only for an answer: with `cancelled: true` selections and customInput are
+ * ignored (CONTRACT.md §4), so a cancel is accepted whatever they hold (the 64 KiB body limit still bounds them).
+ */
+export const continueBodySchema = z
+  .object({
+    sessionId: sessionIdSchema,
+    requestId: requestIdSchema,
+    selections: z.array(z.string()),
+    customInput: z.string(),
+    cancelled: z.boolean(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.cancelled) return;
+    if (body.selections.length > LIMITS.options) ctx.addIssue({ code: 'custom', path: ['selections'], message: `at most ${LIMITS.options} selections` });
+    const long = body.selections.findIndex((id) => id.length > LIMITS.optionId);
+    if (long >= 0) ctx.addIssue({ code: 'custom', path: ['selections', long], message: `an option id has at most ${LIMITS.optionId} characters` });
+    if (body.customInput.length > LIMITS.customInput) ctx.addIssue({ code: 'custom', path: ['customInput'], message: `at most ${LIMITS.customInput} characters` });
+  });
 export type ContinueBody = z.infer<typeof continueBodySchema>;
 
 export const RESOLVED_STATUSES = ['answered', 'cancelled', 'expired', 'superseded'] as const;

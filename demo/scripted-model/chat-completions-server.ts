@@ -23,6 +23,8 @@ export interface ScriptedTurn {
   interleave?: boolean;
   /** Answer with this HTTP status and an OpenAI-style error body instead of a completion. */
   failStatus?: number;
+  /** The error body's message with `failStatus` (some endpoints echo the refused key in it). */
+  failMessage?: string;
   /** Streamed only after this settles, so a test can hold a run mid-flight. */
   hold?: Promise<unknown>;
   /** Pause after each streamed text piece, so a person watching sees text arrive. @default 0 */
@@ -161,7 +163,7 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
       return;
     }
     if (turn.failStatus) {
-      sendError(res, turn.failStatus, `scripted failure ${turn.failStatus}`, 'server_error');
+      sendError(res, turn.failStatus, turn.failMessage ?? `scripted failure ${turn.failStatus}`, 'server_error');
       return;
     }
     if (!body.stream) {

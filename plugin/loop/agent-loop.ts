@@ -16,10 +16,10 @@ import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
 import { emptyRun, RunStates, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
-import { SessionFence, type Lease } from './session-fence.js';
+import { SessionBusyError, SessionFence, type Lease } from './session-fence.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
 import { awaitsModelAfter, rollForwardRun, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
-import { sendFailure } from './failures.js';
+import { redactSecrets, reportFailure, sendFailure } from './failures.js';
 
 export interface AgentLoopOptions {
   /** The injected client: `new OpenAI({ baseURL, apiKey })` for any OpenAI-compatible endpoint. */
@@ -52,7 +52,7 @@ export interface AgentLoopOptions {
   inProcess?: InProcessWaiter;
   /** Where run state lives. @default `store` (in-memory mode: pass a `memory` store) */
   stateStore?: PendingStore;
-  /** Failures of background work nobody awaits. @default console.error */
+  /** Failures of background work nobody awaits, and run failures the stream reports in fixed words. @default console.error with API-key-like tokens masked */
   onError?: (err: unknown) => void;
 }
 
@@ -103,7 +103,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     request,
     inProcess,
     stateStore = store,
-    onError = (err) => console.error(err),
+    onError = (err) => console.error('[ask-user-kit loop]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
   } = options;
   let coordinator = options.coordinator;
   const getCoordinator = (): LoopCoordinator => {
@@ -164,7 +164,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     await lease.release();
     if (outcome.kind === 'completed') sse.send('done', { reason: 'completed' });
     else if (outcome.kind === 'max_rounds') sendFailure(sse, 'max_rounds', `the model used all ${maxRounds} rounds without a final answer; send a new message to go on`);
-    else if (outcome.kind === 'error') sendFailure(sse, outcome.error.code ?? 'model_error', outcome.error.message);
+    else if (outcome.kind === 'error') reportFailure(sse, outcome.error, onError);
     else sse.end(); // aborted: the client left, nothing is listening
   }
 
@@ -179,7 +179,9 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     try {
       lease = await fence.acquire(record.sessionId, resumeWaitMs, (held) => held.parkedOn === record.requestId);
     } catch (err) {
-      sendFailure(sse, 'session_busy', (err as Error).message);
+      // Busy is the other runner's; anything else (the store down while taking the lease) is reported as what it is.
+      if (err instanceof SessionBusyError) sendFailure(sse, 'session_busy', err.message);
+      else reportFailure(sse, err, onError);
       return;
     }
     try {
@@ -226,7 +228,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         }
         await continueAfter(record, sse);
       } catch (err) {
-        sendFailure(sse, (err as { code?: string }).code ?? 'internal_error', (err as Error).message);
+        reportFailure(sse, err, onError);
       }
     },
     async closed({ record, toolResultContent }) {
@@ -254,7 +256,9 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       // A holder parked on the question the run is still paused on writes nothing more: it may be dead.
       lease = await fence.acquire(sessionId, 0, async (held) => (await states.get(sessionId))?.paused?.requestId === held.parkedOn);
     } catch (err) {
-      sendFailure(sse, 'session_busy', (err as Error).message);
+      // Busy is the other runner's; anything else (the store down while taking the lease) is reported as what it is.
+      if (err instanceof SessionBusyError) sendFailure(sse, 'session_busy', err.message);
+      else reportFailure(sse, err, onError);
       return;
     }
     try {
@@ -282,7 +286,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       });
       await drive(lease, sessionId, sse, start!);
     } catch (err) {
-      sendFailure(sse, (err as { code?: string }).code ?? 'internal_error', (err as Error).message);
+      reportFailure(sse, err, onError);
     } finally {
       await lease.release().catch(onError);
       sse.end();

@@ -12,3 +12,37 @@ export function sendFailure(sse: SseSink, code: LoopErrorCode, message: string):
   sse.send('error', { code, message });
   sse.send('done', { reason: 'error' });
 }
+
+/** Errors whose message the loop wrote itself from ids the caller already holds: safe to show. */
+const OWN_MESSAGES = new Set(['session_busy', 'state_conflict']);
+
+/**
+ * What the browser may read about `err`. An upstream or internal message can carry a URL, a stack detail
+ * or part of an API key (some endpoints echo the key they refused), so only the code, the HTTP status and
+ * a fixed sentence leave the server; the full error goes to `log`.
+ */
+export function publicFailure(err: unknown): { code: LoopErrorCode; message: string } {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && OWN_MESSAGES.has(code)) return { code, message: (err as Error).message };
+  if (code === 'store_unavailable') return { code, message: 'The interaction store is unreachable; retry shortly.' };
+  if (code === 'model_error') {
+    const status = (err as { status?: unknown }).status;
+    const http = typeof status === 'number' ? ` (HTTP ${status})` : '';
+    return { code, message: `The model call failed${http}; send your message again, or ask the operator to check the server log.` };
+  }
+  return { code: 'internal_error', message: 'The run failed on the server; send your message again, or ask the operator to check the server log.' };
+}
+
+/** Report `err` on the stream in public words and hand the full error to `log`. */
+export function reportFailure(sse: SseSink, err: unknown, log: (err: unknown) => void): void {
+  const failure = publicFailure(err);
+  if (!OWN_MESSAGES.has(failure.code)) log(err);
+  sendFailure(sse, failure.code, failure.message);
+}
+
+const SECRET = /\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]{6,}/g;
+
+/** An error's text for a server log with API-key-like tokens masked. */
+export function redactSecrets(text: string): string {
+  return text.replace(SECRET, (m) => `${m.slice(0, 3)}…[redacted]`);
+}

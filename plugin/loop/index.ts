@@ -18,4 +18,4 @@ export {
 export { SessionFence, SessionBusyError, type Lease, type SessionFenceOptions } from './session-fence.js';
 export { PausedIndex } from './paused-index.js';
 export { contentForResolution, writeToolResult, rollForwardRun, awaitsModelAfter, type RollForwardResult } from './tool-result-writer.js';
-export { sendFailure, type LoopErrorCode } from './failures.js';
+export { publicFailure, redactSecrets, reportFailure, sendFailure, type LoopErrorCode } from './failures.js';

@@ -30,9 +30,12 @@ export interface ModelRoundOutput {
 
 export class ModelCallError extends Error {
   readonly code = 'model_error';
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The endpoint's HTTP status, when it answered with one. */
+  readonly status: number | undefined;
+  constructor(message: string, options?: { cause?: unknown; status?: number }) {
     super(message, options);
     this.name = 'ModelCallError';
+    this.status = options?.status;
   }
 }
 
@@ -60,7 +63,7 @@ export async function streamModelRound(input: ModelRoundInput): Promise<ModelRou
   } catch (error) {
     if (signal.aborted) throw error;
     const status = (error as { status?: number }).status;
-    throw new ModelCallError(`model call failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`, { cause: error });
+    throw new ModelCallError(`model call failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`, { cause: error, ...(status ? { status } : {}) });
   }
   const toolCalls = acc.finish();
   const assistant: ChatCompletionAssistantMessageParam = {

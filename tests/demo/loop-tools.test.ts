@@ -9,7 +9,7 @@ import { createAskUserKit } from '../../plugin/ask-user-kit.js';
 import { memoryAuditLogger } from '../../plugin/audit.js';
 import { openStore } from '../../plugin/store/index.js';
 import type { PendingStore } from '../../plugin/store/types.js';
-import { createAgentLoop, type AgentLoopOptions, type RunState } from '../../plugin/loop/index.js';
+import { createAgentLoop, redactSecrets, type AgentLoopOptions, type RunState } from '../../plugin/loop/index.js';
 import { startScriptedModel, type TurnScript } from '../helpers/scripted-model.js';
 import { recordingSink, type RecordingSink } from './recording-sink.js';
 import { askSingle } from './harness.js';
@@ -128,6 +128,21 @@ test('a failing model call ends the stream with model_error and the session stay
   assert.deepEqual(sse.events.at(-1)!.data, { reason: 'error' });
   const again = await h.chat('s-fail', 'retry');
   assert.deepEqual(again.events.at(-1)!.data, { reason: 'completed' });
+});
+
+test('an upstream error message never reaches the stream: code, HTTP status and fixed words; the log gets it masked', async (t) => {
+  const key = 'sk-live-1234567890abcdefSECRET';
+  const logged: unknown[] = [];
+  const h = await makeLoop([{ failStatus: 401, failMessage: `Incorrect API key provided: ${key}` }], { onError: (e) => logged.push(e) });
+  t.after(() => h.close());
+  const sse = await h.chat('s-key', 'go');
+  const error = sse.events.find((e) => e.event === 'error')!.data as { code: string; message: string };
+  assert.equal(error.code, 'model_error');
+  assert.match(error.message, /HTTP 401/);
+  assert.doesNotMatch(JSON.stringify(sse.events), /sk-live|SECRET|Incorrect API key/, 'nothing of the upstream message is streamed');
+  assert.equal(logged.length, 1, 'the full error goes to onError');
+  assert.match(String((logged[0] as Error).message), /Incorrect API key/);
+  assert.doesNotMatch(redactSecrets(String((logged[0] as Error).message)), /1234567890abcdefSECRET/, 'the default log masks the key');
 });
 
 test('the host allow-list decides whether ask_user is offered; an unoffered call is an unknown tool', async (t) => {

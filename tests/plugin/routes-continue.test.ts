@@ -45,7 +45,8 @@ for (const storeCase of cases) {
 
     it('cancel: status cancelled, the cancel ToolResult, done cancelled and no model output', async () => {
       const rec = await t.ask('s1');
-      const res = await t.post(answer('s1', rec.requestId, { cancelled: true, selections: ['bogus'], customInput: 'ignored' }));
+      // Ignored means ignored: even past the answer's limits (customInput, option id length, count).
+      const res = await t.post(answer('s1', rec.requestId, { cancelled: true, selections: ['bogus', 'x'.repeat(200), ...Array.from({ length: 60 }, (_, i) => `o${i}`)], customInput: 'ignored '.repeat(1200) }));
       assert.equal(res.status, 200);
       const { frames } = await readSse(res);
       assert.deepEqual(frames.map((f) => f.event), ['interaction_resolved', 'tool_result', 'done']);

@@ -1,0 +1,36 @@
+/**
+ * The request body as JSON within the contract's 64 KiB (CONTRACT.md §4), for the plugin's routes and a
+ * host's own JSON routes (the demo's `POST /api/chat`): every way a body can be wrong becomes an
+ * AskUserError `invalid_request` with 400, 413 or 415, and the body itself is never quoted back.
+ */
+import { bodyParser } from '@koa/bodyparser';
+import type { ParameterizedContext } from 'koa';
+import { AskUserError } from './errors.js';
+import { LIMITS } from './limits.js';
+
+const jsonBody = bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.bodyBytes, jsonStrict: true });
+
+/** Read the JSON body within the contract's limit, or throw the matching invalid_request. */
+export async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {
+  // type-is counts `Content-Length: 0` as a body; for us an empty body is no body.
+  const empty = ctx.request.length === 0 || (ctx.request.length === undefined && !ctx.get('transfer-encoding'));
+  const kind = empty ? null : ctx.request.is('application/json', 'application/*+json');
+  if (kind === null) throw new AskUserError('invalid_request', 'The request has no body; send the answer as a JSON object.');
+  if (kind === false) {
+    throw new AskUserError('invalid_request', `Content-Type ${JSON.stringify(ctx.request.type || '(none)')} is not JSON; send application/json.`, { status: 415 });
+  }
+  try {
+    await jsonBody(ctx as never, async () => {});
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (status === 413) throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
+    if (status === 415) throw new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 });
+    throw new AskUserError('invalid_request', 'The body is not valid JSON.', { cause: err });
+  }
+  // A host-wide body parser may have run first with its own limit; the contract's limit still holds.
+  const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+  if (typeof raw === 'string' && Buffer.byteLength(raw) > LIMITS.bodyBytes) {
+    throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
+  }
+  return ctx.request.body;
+}
