@@ -33,7 +33,7 @@ export interface AgentLoopOptions {
   tools?: readonly LoopTool[];
   /** Tool names the model may see, ask_user included; a function decides per session. @default every tool and ask_user */
   allowedTools?: readonly string[] | ((sessionId: string) => readonly string[]);
-  /** Model calls per user message, a resumed pause counting on. @default 8 */
+  /** Model calls per user message, a resumed pause counting on (an answer given in the last round still gets one). @default 8 */
   maxRounds?: number;
   /** System message stored at the head of a new session's history. */
   system?: string;
@@ -190,7 +190,8 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         sendFailure(sse, 'session_busy', 'the session moved on (a newer message already ran after this answer); its answer is in the history');
         return;
       }
-      await drive(lease, record.sessionId, sse, state!);
+      // An answer always reaches the model: a question asked in the last round still gets one round after it.
+      await drive(lease, record.sessionId, sse, { ...state!, round: Math.min(state!.round, maxRounds - 1) });
     } finally {
       await lease.release();
     }

@@ -155,3 +155,18 @@ test('ordinary tool calls of the asking turn run first and their results stay in
     'interleaved argument deltas were joined per index',
   );
 });
+
+test('a question asked in the last round still hands its answer to the model', async (t) => {
+  const h = await startHarness({
+    maxRounds: 1,
+    turns: [{ toolCalls: [askSingle('call_last')] }, (body) => ({ text: `got ${String(body.messages.at(-1)?.content)}` })],
+  });
+  t.after(() => h.close());
+  const chat = await postStream(`${h.url}/api/chat`, { sessionId: 's-last', message: 'go' });
+  const ask = first(chat, 'user_input_required');
+  const cont = await postStream(`${h.url}/api/chat/continue`, answerBody('s-last', ask.id, ['safe']));
+  assert.deepEqual(first(cont, 'done'), { reason: 'completed' });
+  assert.equal(h.model.requests.length, 2, 'the model was called with the answer');
+  assert.equal(h.model.requests[1]!.messages.at(-1)?.role, 'tool');
+  assert.match(text(cont), /got \{"selections":\["safe"\]/);
+});
