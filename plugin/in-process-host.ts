@@ -81,14 +81,15 @@ export function createInProcessHost(options: InProcessHostOptions = {}): InProce
       const waiter = take(record.requestId);
       // The waiter's loop holds the history; handing it the result is the write, so mark it first: once
       // the loop wakes it may end the stream at any moment.
-      if (waiter) await markWritten(record.requestId);
-      sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
       if (!waiter) {
-        // The waiter went away between the resumable check and the claim: say so instead of pretending.
+        // The waiter went away between the resumable check and the claim: no run will read a ToolResult,
+        // so none is announced; say so instead of pretending.
         sse.send('error', { code: 'not_resumable', message: 'The paused run is no longer running in this server; start the task again.' });
         sse.send('done', { reason: 'error' });
         return;
       }
+      await markWritten(record.requestId);
+      sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
       const status = record.resolution?.status ?? (answer.cancelled ? 'cancelled' : 'answered');
       waiter.resolve({ record, status, answer, toolResultContent, sse });
       if (answer.cancelled) {

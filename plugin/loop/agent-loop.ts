@@ -204,7 +204,13 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     } catch {
       return; // withdrawn on shutdown: the run dies with the process, which is what in-memory means
     }
-    await writeToolResult(states, record, answer.toolResultContent);
+    try {
+      await writeToolResult(states, record, answer.toolResultContent);
+    } catch (err) {
+      // The continue response waits on this stream: end it with the failure instead of leaving it open.
+      if (answer.sse && answer.status === 'answered') return reportFailure(answer.sse, err, onError);
+      throw err;
+    }
     if (answer.status === 'answered' && answer.sse) await continueAfter(record, answer.sse);
   }
 

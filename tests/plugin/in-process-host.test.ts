@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { createAskUserKit, InProcessHostError, memoryAuditLogger, openStore, type AskUserKit, type InProcessAnswer, type PendingStore } from '../../plugin/index.js';
+import { createAskUserKit, createInProcessHost, InProcessHostError, memoryAuditLogger, openStore, type AskUserKit, type InProcessAnswer, type PendingStore } from '../../plugin/index.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { answer, errorOf, parseSse, readSse, recordingHost, SINGLE } from './harness.js';
 
@@ -169,5 +169,16 @@ describe('in-process host', () => {
     const other = createAskUserKit({ store, host: recordingHost(() => store), logger: memoryAuditLogger() });
     await assert.rejects(other.waitForAnswer(asked.id), /in-process host/);
     await other.close();
+  });
+
+  it('a waiter gone between the resumable check and the claim: error and done, no tool_result announced', async () => {
+    const host = createInProcessHost({ store });
+    const asked = await chat(s, 's-gone');
+    const record = (await store.get(asked.id))!;
+    const events: string[] = [];
+    const controller = new AbortController();
+    const sse = { send: (event: string) => void events.push(event), comment() {}, end() {}, signal: controller.signal, closed: false };
+    await host.resume({ record, answer: { selections: ['safe'], customInput: '', cancelled: false }, toolResultContent: '{}', sse: sse as never });
+    assert.deepEqual(events, ['error', 'done']);
   });
 });
