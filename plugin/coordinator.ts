@@ -93,7 +93,8 @@ export function parseAskUserArguments(raw: string | Record<string, unknown>): Pa
     try {
       value = JSON.parse(raw);
     } catch (err) {
-      return { ok: false, problems: [`arguments are not valid JSON (${(err as Error).message})`] };
+      // The parser's message quotes the arguments, which may carry the user's words into the audit line.
+      return { ok: false, problems: [`arguments are not valid JSON (${(err as Error).name}); send one JSON object with double-quoted keys and strings`] };
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -209,6 +209,8 @@ export function createRoutes(deps: RoutesDeps): Middleware {
 
   router.get(`${prefix}/interactions/pending`, async function pendingInteraction(ctx) {
     let known: AuditContext = {};
+    // Every answer of this route describes a moment (none, pending, expired, refused): never cached.
+    ctx.set('Cache-Control', 'no-store');
     try {
       const raw = ctx.query.sessionId;
       const parsed = sessionIdSchema.safeParse(raw);
@@ -234,7 +236,6 @@ export function createRoutes(deps: RoutesDeps): Middleware {
         status: expired ? 'expired' : 'pending',
         resumable: expired ? false : await host.isResumable(record),
       };
-      ctx.set('Cache-Control', 'no-store');
       ctx.body = { pending };
     } catch (err) {
       if (err instanceof AskUserError) return respondError(ctx, err, known);

@@ -87,6 +87,7 @@ describe('kit.intercept', () => {
 
   const invalid: Array<[string, unknown, RegExp]> = [
     ['bad JSON arguments', '{"title": "x", mode: single}', /not valid JSON/],
+    ['bad JSON arguments, not quoted back', '{"title": "my private words", mode: single', /^(?![\s\S]*private)[\s\S]*not valid JSON/],
     ['a JSON array', '[]', /JSON object/],
     ['missing title', { mode: 'text' }, /title/],
     ['blank title', { title: '   ', mode: 'text' }, /title: must not be blank/],

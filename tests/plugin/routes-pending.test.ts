@@ -17,6 +17,8 @@ describe('GET /api/interactions/pending', () => {
 
   it('{ pending: null } for a session without a question', async () => {
     assert.deepEqual(await get(t, 'fresh'), { status: 200, body: { pending: null } });
+    const res = await fetch(`${t.url}/api/interactions/pending?sessionId=fresh`);
+    assert.equal(res.headers.get('cache-control'), 'no-store', 'an empty answer is a moment too: not cached');
   });
 
   it('restores the card: the user_input_required data plus status and resumable', async () => {
