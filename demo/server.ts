@@ -53,7 +53,7 @@ async function main() {
   });
   const { port } = server.address() as AddressInfo;
   const label = target.kind === 'redis' ? target.label : config.storeUrl;
-  console.log(`model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${baseURL}`}; store: ${label}; host: ${config.hostMode}`);
+  console.log(`model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; host: ${config.hostMode}`);
   if (report.checked) console.log(`startup sweep: ${report.checked} paused run(s) checked, ${report.rolledForward} rolled forward, ${report.expired} expired`);
   console.log(`ask-user-kit demo listening on http://${config.host}:${port}`);
 
@@ -78,3 +78,14 @@ main().catch((err) => {
   if ((err as { code?: string }).code) console.error(`code: ${(err as { code?: string }).code}`);
   process.exit(1);
 });
+
+/** A base URL for the startup line: credentials and query (where some gateways put a key) left out. */
+function printableUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const masked = u.username || u.password || u.search ? ' (credentials/query hidden)' : '';
+    return `${u.origin}${u.pathname}${masked}`;
+  } catch {
+    return '(unparsable OPENAI_BASE_URL)';
+  }
+}
