@@ -7,7 +7,7 @@
 import '../../widget/index.js';
 import { STRINGS, fetchPending, startChat, type AskUserCard, type AskUserContinuedEvent, type ChatEvent, type DoneReason } from '../../widget/index.js';
 import { PAGE_STRINGS, type PageLang } from './i18n.js';
-import { historicReceipt, resultsById, type SessionView } from './history.js';
+import { historicReceipt, historyEntries, type SessionView } from './history.js';
 
 const SESSION_KEY = 'ask-user-demo.session';
 const LANG_KEY = 'ask-user-demo.lang';
@@ -145,22 +145,12 @@ async function restore() {
   cards.clear();
   const res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
   const view = (await res.json()) as SessionView;
-  const results = resultsById(view.items);
   runStatus.textContent = view.status === 'new' ? 'idle' : view.status;
   const pending = await fetchPending(sessionId).catch(() => null);
-  for (const it of view.items) {
-    if (it.role === 'user') item('user', it.text ?? '');
-    if (it.role === 'assistant') {
-      if (it.text) item('assistant', it.text);
-      for (const call of it.toolCalls ?? []) {
-        if (call.name !== 'ask_user' || call.id === pending?.toolCallId) continue;
-        item('card').append(historicReceipt(call.arguments, results.get(call.id), cardStrings()));
-      }
-    }
-    if (it.role === 'tool') {
-      const call = view.items.flatMap((x) => x.toolCalls ?? []).find((c) => c.id === it.toolCallId);
-      if (call?.name !== 'ask_user') toolItem(call?.name ?? '', it.text ?? '');
-    }
+  for (const e of historyEntries(view.items, pending?.toolCallId)) {
+    if (e.kind === 'tool') toolItem(e.name, e.content);
+    else if (e.kind === 'receipt') item('card').append(historicReceipt(e.receipt, cardStrings()));
+    else item(e.kind, e.text);
   }
   if (pending) addCard(pending);
 }

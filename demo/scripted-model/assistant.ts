@@ -127,10 +127,10 @@ export function replyToAnswer(content: string, question: AskUserArgs | undefined
     case 'multiple':
       return selections.length === 0 && !custom
         ? zh ? '你没有选择任何测试，我这次就不跑了。' : 'You picked no tests, so I will not run any this time.'
-        : zh ? `收到，你选了 ${picked || '（无选项）'}${extra}。我会按这个顺序执行并汇报结果。` : `Got it, you chose ${picked || '(no option)'}${extra}. I will run them in that order and report back.`;
+        : zh ? `收到，你选了${picked || '（无选项）'}${extra}。我会按这个顺序执行并汇报结果。` : `Got it, you chose ${picked || '(no option)'}${extra}. I will run them in that order and report back.`;
     default:
       return selections.length === 0
         ? zh ? `收到你的说明：“${custom}”，我会按它来。` : `Got your note: “${custom}”; I will follow it.`
-        : zh ? `收到，你选择了 ${picked}${extra}。我会按这个方式继续。` : `Got it, you chose ${picked}${extra}. I will proceed that way.`;
+        : zh ? `收到，你选择了${picked}${extra}。我会按这个方式继续。` : `Got it, you chose ${picked}${extra}. I will proceed that way.`;
   }
 }
