@@ -6,7 +6,7 @@ import { AskUserCardView, RUN_NOTES } from './ask-user-card.templates.js';
 import { submitUserInput } from './client.js';
 import { askUserContext } from './context.js';
 import { AskUserContinuedEvent, AskUserErrorEvent, AskUserExpiredEvent, AskUserSubmitEvent } from './events.js';
-import { CANCEL_ANSWER, EMPTY_DRAFT, isAskUserRequest, isKnownMode, readAnswer, remainingMs, validateAnswer, type AskUserRequest } from './read-answer.js';
+import { CANCEL_ANSWER, EMPTY_DRAFT, isAskUserRequest, isKnownMode, normalizeRequest, readAnswer, remainingMs, validateAnswer, type AskUserRequest } from './read-answer.js';
 import { failureFromThrown, failureOfResult, failureOutcome, isSubmitFailure, receiptForAnswer, type Receipt, type SubmitFailure } from './receipt.js';
 import { resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
 
@@ -104,7 +104,10 @@ export class AskUserCard extends AskUserCardView {
     _lang: { attribute: 'lang' },
   };
 
-  /** The `user_input_required` data or a pending interaction. Anything lacking string `id`, `toolCallId`, `title`, `mode` renders nothing. */
+  /**
+   * The `user_input_required` data or a pending interaction. Anything lacking string `id`, `toolCallId`, `title`,
+   * `mode` renders nothing; malformed optional fields are dropped (see `normalizeRequest` in read-answer.ts).
+   */
   declare request?: AskUserRequest | null;
 
   /**
@@ -138,8 +141,14 @@ export class AskUserCard extends AskUserCardView {
   private declare _requestId?: string;
   private declare _timer?: ReturnType<typeof setTimeout>;
 
+  /** The last `request` object and its normalized form: normalized once per object, not once per render. */
+  private declare _normalized?: { raw: unknown; req: AskUserRequest | undefined };
+
   protected get _req(): AskUserRequest | undefined {
-    return isAskUserRequest(this.request) ? this.request : undefined;
+    const raw = this.request;
+    let n = this._normalized;
+    if (!n || n.raw !== raw) n = this._normalized = { raw, req: isAskUserRequest(raw) ? normalizeRequest(raw) : undefined };
+    return n.req;
   }
 
   // ——— Public methods for a host that submits itself ———

@@ -4,8 +4,8 @@
  * arithmetic. No DOM here, so each rule is tested directly.
  */
 import { checkAnswer, type AnswerProblem } from '../plugin/answer-rules.js';
-import type { Answer, LIMITS, Mode, UserInputRequired } from '../plugin/schema.js';
-import { isUserInputRequired } from './chat-events.js';
+import type { Answer, AskUserOption, LIMITS, Mode, UserInputRequired } from '../plugin/schema.js';
+import { isRecord, isUserInputRequired } from './chat-events.js';
 import type { AskUserStrings } from './strings.js';
 
 /**
@@ -44,6 +44,49 @@ export const isKnownMode = (mode: string): mode is Mode => KNOWN.includes(mode);
 
 /** The design document's minimal check (id, toolCallId, title, mode are strings); anything else is ignored. */
 export const isAskUserRequest = (value: unknown): value is AskUserRequest => isUserInputRequired(value);
+
+const isText = (value: unknown): value is string => typeof value === 'string';
+const isNonBlank = (value: unknown): value is string => isText(value) && value.trim() !== '';
+
+/**
+ * The request as the card may trust it. It comes off the network (SSE, `GET pending`) and only the minimal
+ * check has run, so every optional field is read defensively: a field of the wrong type counts as absent,
+ * a non-array `options` as none, an option without a non-blank string `id` and `label` is dropped (the
+ * server's schema never sends one), and a repeated id keeps only its first option, so each shown control
+ * maps to exactly one id and the answer can only carry ids that are on screen. An `expiresAt` that does not
+ * parse as a date is dropped rather than shown as a receipt time. An unknown `mode` is kept: the card
+ * still shows the question, says it cannot be answered here, and offers cancel, which lets the waiting run
+ * go on instead of hanging until it expires. Only known keys are copied, so nothing else reaches rendering.
+ */
+export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
+  const r = raw as unknown as Record<string, unknown>;
+  const seen = new Set<string>();
+  const options: AskUserOption[] = [];
+  for (const entry of Array.isArray(r.options) ? (r.options as unknown[]) : []) {
+    if (!isRecord(entry) || !isNonBlank(entry.id) || !isNonBlank(entry.label) || seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    options.push({
+      id: entry.id,
+      label: entry.label,
+      ...(isText(entry.description) && { description: entry.description }),
+      ...(typeof entry.recommended === 'boolean' && { recommended: entry.recommended }),
+    });
+  }
+  return {
+    id: raw.id,
+    toolCallId: raw.toolCallId,
+    title: raw.title,
+    mode: raw.mode,
+    ...(isText(r.description) && { description: r.description }),
+    ...(Array.isArray(r.options) && { options }),
+    ...(typeof r.allowCustom === 'boolean' && { allowCustom: r.allowCustom }),
+    ...(isText(r.submitLabel) && { submitLabel: r.submitLabel }),
+    ...(isText(r.sessionId) && { sessionId: r.sessionId }),
+    ...(isText(r.expiresAt) && !Number.isNaN(Date.parse(r.expiresAt)) && { expiresAt: r.expiresAt }),
+    ...(typeof r.resumable === 'boolean' && { resumable: r.resumable }),
+    ...((r.status === 'pending' || r.status === 'expired') && { status: r.status }),
+  };
+}
 
 /**
  * The answer the draft stands for. Choice modes send the checked ids in option order (never a label);
