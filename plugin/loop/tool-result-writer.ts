@@ -86,6 +86,8 @@ export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): 
   const state = await states.get(sessionId);
   if (!state || state.status !== 'paused' || !state.paused) {
     await index.remove(sessionId);
+    // The run may have paused again between our read and our removal (its add landed first): put it back.
+    if ((await states.get(sessionId))?.status === 'paused') await index.add(sessionId);
     return { kind: 'nothing' };
   }
   const { requestId, toolCallId } = state.paused;
