@@ -153,7 +153,9 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         status: 'paused',
         paused: { requestId: record.requestId, toolCallId: record.toolCallId, round },
       }));
-      if (!inProcess) await index.add(sessionId);
+      // The index only guides sweeps (a chat message rolls its own session forward): a failure to list the
+      // run there must not turn a saved pause into an error the user sees instead of the card.
+      if (!inProcess) await index.add(sessionId).catch(onError);
       await lease.release();
       if (inProcess) track(waitInProcess(record));
       sse.send('user_input_required', event);
@@ -227,7 +229,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           return;
         }
         await store.markToolResultWritten(record.requestId);
-        await index.remove(record.sessionId);
+        await index.remove(record.sessionId).catch(onError);
         sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
         if (answer.cancelled) {
           sse.send('done', { reason: 'cancelled' });

@@ -31,12 +31,14 @@ export class PausedIndex {
   }
 
   async #change(edit: (sessions: string[]) => string[] | undefined): Promise<void> {
-    for (let attempt = 0; attempt < 25; attempt++) {
+    for (let attempt = 0; attempt < 50; attempt++) {
       const entry = await this.#store.getState<IndexValue>(this.#key);
       const next = edit(entry?.value.sessions ?? []);
       if (!next) return;
       if (await this.#store.putState(this.#key, { sessions: next }, { ifVersion: entry ? entry.version : null })) return;
+      // Every pause of every session writes this one key: spread the retries of a burst out.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
     }
-    throw new StateConflictError('the paused-run index kept changing under 25 writes; retry later');
+    throw new StateConflictError('the paused-run index kept changing under 50 writes; retry later');
   }
 }

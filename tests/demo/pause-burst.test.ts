@@ -1,0 +1,43 @@
+/**
+ * Many sessions pausing at once all write the one paused-run index key: every run must still pause with
+ * its card (user_input_required, done paused), and the index must list every one of them for a sweep.
+ * On SQLite, where each write takes a commit, 150 at once used to run the index out of retries.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { createAskUserKit } from '../../plugin/ask-user-kit.js';
+import { memoryAuditLogger } from '../../plugin/audit.js';
+import { openStore } from '../../plugin/store/index.js';
+import { createAgentLoop, PausedIndex } from '../../plugin/loop/index.js';
+import { startScriptedModel } from '../helpers/scripted-model.js';
+import { recordingSink } from './recording-sink.js';
+import { askSingle } from './harness.js';
+
+const SESSIONS = 150;
+
+test(`${SESSIONS} sessions pausing at once: every one shows its card and is in the paused index`, async (t) => {
+  const model = await startScriptedModel({ fallback: { toolCalls: [askSingle()] } });
+  const dir = mkdtempSync(join(tmpdir(), 'ask-user-burst-'));
+  const store = await openStore(`sqlite://${join(dir, 'burst.db')}`);
+  const errors: unknown[] = [];
+  const loop = createAgentLoop({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', store, onError: (e) => errors.push(e) });
+  const kit = createAskUserKit({ store, host: loop.host, logger: memoryAuditLogger() });
+  loop.attach(kit);
+  t.after(async () => (await kit.close(), await model.close(), await store.close(), rmSync(dir, { recursive: true, force: true })));
+  const sinks = await Promise.all(
+    Array.from({ length: SESSIONS }, async (_, i) => {
+      const sse = recordingSink();
+      await loop.chat({ sessionId: `burst-${i}`, message: 'ask me', sse });
+      return sse;
+    }),
+  );
+  const ends = sinks.map((s) => JSON.stringify(s.events.at(-1)?.data));
+  assert.deepEqual(ends.filter((e) => e !== '{"reason":"paused"}'), [], 'every run paused');
+  assert.equal(sinks.filter((s) => s.events.some((e) => e.event === 'user_input_required')).length, SESSIONS);
+  assert.deepEqual(errors, []);
+  assert.equal((await new PausedIndex(store).list()).length, SESSIONS, 'the index lists every paused run');
+});
