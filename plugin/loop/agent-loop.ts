@@ -18,7 +18,7 @@ import { emptyRun, RunStates, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
 import { SessionBusyError, SessionFence, type Lease } from './session-fence.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
-import { awaitsModelAfter, rollForwardRun, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
+import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
 import { redactSecrets, reportFailure, sendFailure } from './failures.js';
 
 export interface AgentLoopOptions {
@@ -43,6 +43,12 @@ export interface AgentLoopOptions {
   leaseTtlMs?: number;
   /** How long a continue waits for the session lease before `session_busy`. @default 3000 */
   resumeWaitMs?: number;
+  /**
+   * A sweep continues a run stalled on an accepted answer (its process died between the claim and the
+   * model call) once the run state is this old; younger ones may belong to a continue still in flight
+   * on another instance. @default 10000
+   */
+  resumeStalledAfterMs?: number;
   /** Extra Chat Completions request fields (temperature, …). */
   request?: Record<string, unknown>;
   /**
@@ -71,6 +77,8 @@ export interface SweepReport {
   checked: number;
   rolledForward: number;
   expired: number;
+  /** Runs stalled on an accepted answer that this sweep continued (their output goes to history). */
+  resumed: number;
 }
 
 export interface AgentLoop {
@@ -100,6 +108,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     locale = 'zh',
     leaseTtlMs = 15_000,
     resumeWaitMs = 3_000,
+    resumeStalledAfterMs = 10_000,
     request,
     inProcess,
     stateStore = store,
@@ -229,13 +238,15 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
           return;
         }
         await store.markToolResultWritten(record.requestId);
-        await index.remove(record.sessionId).catch(onError);
         sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
         if (answer.cancelled) {
+          await index.remove(record.sessionId).catch(onError);
           sse.send('done', { reason: 'cancelled' });
           return;
         }
+        // Listed until the model has gone on: a crash before that leaves a stalled run a sweep continues.
         await continueAfter(record, sse);
+        if (!stalledOnAnswer(await states.get(record.sessionId))) await index.remove(record.sessionId).catch(onError);
       } catch (err) {
         reportFailure(sse, err, onError);
       }
@@ -302,10 +313,47 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     }
   }
 
+  /** Nobody listens to a run a sweep continues: its output goes only to the run's history. */
+  const detachedSink = (): SseSink => ({
+    send() {},
+    comment() {},
+    end() {},
+    signal: new AbortController().signal,
+    closed: false,
+  });
+
+  /**
+   * Continue a run stalled on an accepted answer, under the session lease; false when not ours to do.
+   * `since`: when the answer was accepted, if known (a roll-forward just rewrote the state's time).
+   */
+  async function resumeStalled(sessionId: string, since?: number): Promise<boolean> {
+    const seen = await states.get(sessionId);
+    if (!stalledOnAnswer(seen) || Date.now() - (since ?? seen!.updatedAt) < resumeStalledAfterMs) return false;
+    let lease: Lease;
+    try {
+      lease = await fence.acquire(sessionId, 0);
+    } catch {
+      return false; // someone runs the session right now: it is not stalled
+    }
+    try {
+      const state = await states.get(sessionId);
+      if (!stalledOnAnswer(state) || state!.rev !== seen!.rev) return false;
+      await drive(lease, sessionId, detachedSink(), { ...state!, round: Math.min(state!.round, maxRounds - 1) });
+      if (!stalledOnAnswer(await states.get(sessionId))) await index.remove(sessionId);
+      return true;
+    } finally {
+      await lease.release();
+    }
+  }
+
   async function sweep(): Promise<SweepReport> {
-    const report: SweepReport = { checked: 0, rolledForward: 0, expired: 0 };
+    const report: SweepReport = { checked: 0, rolledForward: 0, expired: 0, resumed: 0 };
     for (const sessionId of await index.list()) {
       report.checked++;
+      if (await resumeStalled(sessionId)) {
+        report.resumed++;
+        continue;
+      }
       const result = await rollForward(sessionId);
       if (result.kind === 'expired') report.expired++;
       else if (result.kind === 'rolled_forward') {
@@ -313,6 +361,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         if (!result.record || result.record.resolution?.status === 'expired') report.expired++;
         else report.rolledForward++;
       }
+      if (result.kind === 'rolled_forward' && result.record?.resolution && (await resumeStalled(sessionId, result.record.resolution.at))) report.resumed++;
     }
     return report;
   }

@@ -4,6 +4,7 @@
  * message present and changes nothing, so a result is never lost and never doubled.
  */
 import { answerToolResultText, closedToolResultText } from '../tool-result.js';
+import { ASK_USER_TOOL_NAME } from '../tool-definition.js';
 import type { InteractionRecord, PendingStore, Resolution } from '../store/types.js';
 import type { PausedIndex } from './paused-index.js';
 import { hasToolResult, insertToolResult, unansweredToolCalls, type RunState, type RunStates } from './run-state.js';
@@ -61,6 +62,31 @@ export function awaitsModelAfter(state: RunState | undefined, toolCallId: string
   return false;
 }
 
+/** Content written for an answer (not a cancel or a close): the model is meant to go on after it. */
+function isAnswerContent(content: unknown): boolean {
+  if (typeof content !== 'string') return false;
+  try {
+    return (JSON.parse(content) as { cancelled?: unknown } | null)?.cancelled === false;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when the run is idle with an answered ask_user ToolResult closing its last turn and no model call
+ * after it: the process that took the answer died before (or while) continuing. A sweep continues it.
+ */
+export function stalledOnAnswer(state: RunState | undefined): boolean {
+  if (!state || state.status !== 'idle') return false;
+  const msgs = state.messages;
+  if (msgs.at(-1)?.role !== 'tool' || unansweredToolCalls(msgs).length > 0) return false;
+  const at = msgs.findLastIndex((m) => m.role === 'assistant');
+  const turn = msgs[at];
+  if (!turn || turn.role !== 'assistant') return false;
+  const asks = new Set((turn.tool_calls ?? []).filter((c) => c.type === 'function' && c.function.name === ASK_USER_TOOL_NAME).map((c) => c.id));
+  return msgs.slice(at + 1).some((m) => m.role === 'tool' && asks.has(m.tool_call_id) && isAnswerContent(m.content));
+}
+
 export type RollForwardResult =
   | { kind: 'nothing' }
   | { kind: 'pending'; record: InteractionRecord }
@@ -85,6 +111,8 @@ export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): 
   const { store, states, index } = deps;
   const state = await states.get(sessionId);
   if (!state || state.status !== 'paused' || !state.paused) {
+    // A run stalled on an answer stays listed until a sweep has continued it.
+    if (stalledOnAnswer(state)) return { kind: 'nothing' };
     await index.remove(sessionId);
     // The run may have paused again between our read and our removal (its add landed first): put it back.
     if ((await states.get(sessionId))?.status === 'paused') await index.add(sessionId);
@@ -98,7 +126,7 @@ export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): 
   const content = record?.resolution ? contentForResolution(record.resolution) : closedToolResultText('expired');
   const out = await writeToolResult(states, record ?? { ...placeholder(sessionId, toolCallId, requestId) }, content);
   if (record) await store.markToolResultWritten(requestId);
-  await index.remove(sessionId);
+  if (!stalledOnAnswer(out.state)) await index.remove(sessionId);
   return { kind: 'rolled_forward', record, toolCallId, content, wrote: out.wrote };
 }
 

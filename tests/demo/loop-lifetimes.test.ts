@@ -99,14 +99,14 @@ test('the startup sweep rolls forward half-resolved runs and leaves live questio
   await h.store.claim(a.id, { status: 'cancelled', at: Date.now(), answer: { selections: [], customInput: '', cancelled: true } });
 
   const report = await h.demo.loop.sweep();
-  assert.deepEqual(report, { checked: 2, rolledForward: 1, expired: 0 });
+  assert.deepEqual(report, { checked: 2, rolledForward: 1, expired: 0, resumed: 0 });
   const one = await h.demo.loop.getRun('s-sw1');
   assert.equal(one?.status, 'idle');
   assert.deepEqual(toolMessagesFor(one!.messages, 'call_s1').map((m) => m.content), ['{"selections":[],"customInput":"","cancelled":true}']);
   assert.equal((await h.demo.loop.getRun('s-sw2'))?.status, 'paused', 'a live question is not touched');
   assert.equal((await getJson(`${h.url}/api/interactions/pending?sessionId=s-sw2`)).body.pending.id, b.id);
 
-  assert.deepEqual(await h.demo.loop.sweep(), { checked: 1, rolledForward: 0, expired: 0 });
+  assert.deepEqual(await h.demo.loop.sweep(), { checked: 1, rolledForward: 0, expired: 0, resumed: 0 });
   assert.equal(toolMessagesFor((await h.demo.loop.getRun('s-sw1'))!.messages, 'call_s1').length, 1);
   assert.equal(h.model.requests.length, 2, 'rolling forward never calls the model');
 });

@@ -1,0 +1,96 @@
+/**
+ * A process that took an answer and died before the model went on (kill -9 after the claim, after the
+ * ToolResult write, or as the model request was built) leaves the run stalled on that answer. A sweep on
+ * any instance sharing the store continues it — once, under the session lease — so the user's answer is
+ * acted on without another message; a cancel is only rolled forward, and a fresh stall is left alone
+ * (it may be a continue still in flight elsewhere) but stays listed for the next sweep.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { createAskUserKit } from '../../plugin/ask-user-kit.js';
+import { memoryAuditLogger } from '../../plugin/audit.js';
+import { openStore } from '../../plugin/store/index.js';
+import type { PendingStore } from '../../plugin/store/types.js';
+import { createAgentLoop, PausedIndex, RunStates, writeToolResult, type AgentLoopOptions } from '../../plugin/loop/index.js';
+import { answerToolResultText } from '../../plugin/tool-result.js';
+import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model.js';
+import { deliveries } from '../hardening/helpers/deliveries.js';
+import { recordingSink } from './recording-sink.js';
+import { askSingle } from './harness.js';
+
+const ANSWER = { selections: ['safe'], customInput: 'go', cancelled: false };
+
+function instance(store: PendingStore, model: ScriptedModel, options: Partial<AgentLoopOptions> = {}) {
+  const audit = memoryAuditLogger();
+  const loop = createAgentLoop({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', store, ...options });
+  const kit = createAskUserKit({ store, host: loop.host, logger: audit, expiryTimers: false });
+  loop.attach(kit);
+  return { loop, kit, audit };
+}
+
+/** A run paused on `callId`, its answer claimed by a process that then died (nothing after the claim ran). */
+async function pausedThenClaimed(store: PendingStore, model: ScriptedModel, sessionId: string, callId: string, answer = ANSWER) {
+  const dying = instance(store, model);
+  const sse = recordingSink();
+  await dying.loop.chat({ sessionId, message: 'ask me', sse });
+  const ask = sse.events.find((e) => e.event === 'user_input_required')!.data as { id: string };
+  const claimed = await store.claim(ask.id, { status: answer.cancelled ? 'cancelled' : 'answered', at: Date.now(), answer });
+  assert.equal(claimed.ok, true);
+  return { requestId: ask.id, record: claimed.ok ? claimed.record : undefined };
+}
+
+async function setup(t: { after(fn: () => Promise<void>): void }, callId: string) {
+  const model = await startScriptedModel({
+    turns: [{ toolCalls: [askSingle(callId)] }],
+    fallback: (body) => ({ text: `continuing with ${String(body.messages.at(-1)?.content)}` }),
+  });
+  const store = await openStore('memory');
+  t.after(async () => (await model.close(), await store.close()));
+  return { model, store };
+}
+
+test('died right after the claim: a sweep writes the ToolResult, audits it, and the model goes on once', async (t) => {
+  const { model, store } = await setup(t, 'ask-claim');
+  const { requestId } = await pausedThenClaimed(store, model, 's-claim', 'ask-claim');
+  const next = instance(store, model, { resumeStalledAfterMs: 0 });
+  const report = await next.loop.sweep();
+  assert.deepEqual({ rolledForward: report.rolledForward, resumed: report.resumed }, { rolledForward: 1, resumed: 1 });
+  assert.equal(deliveries(model.requests, 'ask-claim').length, 1, 'the model got the answer exactly once');
+  const run = await next.loop.getRun('s-claim');
+  assert.equal(run?.messages.at(-1)?.role, 'assistant', 'the continuation is in the history');
+  assert.match(String(run?.messages.at(-1)?.content), /"customInput":"go"/);
+  assert.deepEqual(await new PausedIndex(store).list(), [], 'nothing left for a sweep');
+  assert.deepEqual(next.audit.entries.filter((e) => e.event === 'answered').map((e) => [e.requestId, e.recovered]), [[requestId, true]]);
+  assert.equal((await next.loop.sweep()).resumed, 0, 'a second sweep finds nothing to continue');
+  assert.equal(deliveries(model.requests, 'ask-claim').length, 1);
+});
+
+test('died after the ToolResult write: the sweep continues the run without writing it again', async (t) => {
+  const { model, store } = await setup(t, 'ask-written');
+  const { record } = await pausedThenClaimed(store, model, 's-written', 'ask-written');
+  await writeToolResult(new RunStates(store), record!, answerToolResultText(ANSWER));
+  const next = instance(store, model, { resumeStalledAfterMs: 0 });
+  const report = await next.loop.sweep();
+  assert.equal(report.resumed, 1);
+  assert.equal(deliveries(model.requests, 'ask-written').length, 1);
+  const tools = (await next.loop.getRun('s-written'))!.messages.filter((m) => m.role === 'tool');
+  assert.equal(tools.length, 1, 'one ToolResult, not two');
+});
+
+test('a cancel is rolled forward and not continued; a fresh stall waits, still listed', async (t) => {
+  const { model, store } = await setup(t, 'ask-cancel');
+  await pausedThenClaimed(store, model, 's-cancel', 'ask-cancel', { selections: [], customInput: '', cancelled: true });
+  const next = instance(store, model, { resumeStalledAfterMs: 0 });
+  const report = await next.loop.sweep();
+  assert.deepEqual({ rolledForward: report.rolledForward, resumed: report.resumed }, { rolledForward: 1, resumed: 0 });
+  assert.equal(deliveries(model.requests, 'ask-cancel').length, 0, 'no model call after a cancel');
+
+  model.enqueue({ toolCalls: [askSingle('ask-fresh')] });
+  await pausedThenClaimed(store, model, 's-fresh', 'ask-fresh');
+  const cautious = instance(store, model); // default: only stalls older than 10 s
+  const later = await cautious.loop.sweep();
+  assert.equal(later.resumed, 0, 'a just-accepted answer may still be continuing elsewhere');
+  assert.equal(deliveries(model.requests, 'ask-fresh').length, 0);
+  assert.deepEqual(await new PausedIndex(store).list(), ['s-fresh'], 'listed for the next sweep');
+});
