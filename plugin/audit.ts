@@ -36,9 +36,10 @@ export interface AuditEntry {
   /** For `rejected`: a short explanation that never quotes user input. */
   detail?: string;
   /**
-   * Set when the line is written by a roll-forward: the process that claimed the resolution died before
-   * its own line (kill -9 between claim and ToolResult). A crash in the instant after that process's line
-   * and before its ToolResult write gives a second line with the same requestId: dedupe by requestId.
+   * Set when the line is written by a roll-forward, which wrote the ToolResult its claimer did not (the
+   * claimer may have died before its own line). At least once, never none: when the claimer had logged
+   * (it died just after, or the roll-forward raced it before its ToolResult write), the requestId has
+   * two lines: dedupe by requestId and event.
    */
   recovered?: true;
 }

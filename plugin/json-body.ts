@@ -8,16 +8,19 @@ import type { ParameterizedContext } from 'koa';
 import { AskUserError } from './errors.js';
 import { LIMITS } from './limits.js';
 
-const jsonBody = bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.bodyBytes, jsonStrict: true });
+// The parser must read every type the check below lets through, or a `+json` body would arrive as `{}`.
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const jsonBody = bodyParser({ enableTypes: ['json'], extendTypes: { json: JSON_TYPES }, jsonLimit: LIMITS.bodyBytes, jsonStrict: true });
 
 /** Read the JSON body within the contract's limit, or throw the matching invalid_request. */
 export async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {
   // type-is counts `Content-Length: 0` as a body; for us an empty body is no body.
   const empty = ctx.request.length === 0 || (ctx.request.length === undefined && !ctx.get('transfer-encoding'));
-  const kind = empty ? null : ctx.request.is('application/json', 'application/*+json');
+  const kind = empty ? null : ctx.request.is(JSON_TYPES);
   if (kind === null) throw new AskUserError('invalid_request', 'The request has no body; send the answer as a JSON object.');
   if (kind === false) {
-    throw new AskUserError('invalid_request', `Content-Type ${JSON.stringify(ctx.request.type || '(none)')} is not JSON; send application/json.`, { status: 415 });
+    // The client's header is not quoted back: error messages reach logs and the audit trail.
+    throw new AskUserError('invalid_request', 'The Content-Type is not JSON; send application/json.', { status: 415 });
   }
   try {
     await jsonBody(ctx as never, async () => {});
@@ -25,7 +28,8 @@ export async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> 
     const status = (err as { status?: number }).status;
     if (status === 413) throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
     if (status === 415) throw new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 });
-    throw new AskUserError('invalid_request', 'The body is not valid JSON.', { cause: err });
+    // No `cause`: the parser's error carries the raw body, which would reach any log of this error.
+    throw new AskUserError('invalid_request', 'The body is not valid JSON.');
   }
   // A host-wide body parser may have run first with its own limit; the contract's limit still holds.
   const raw = (ctx.request as { rawBody?: unknown }).rawBody;

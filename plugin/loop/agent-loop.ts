@@ -18,7 +18,7 @@ import { emptyRun, RunStates, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
 import { SessionBusyError, SessionFence, type Lease } from './session-fence.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
-import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
+import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, unlist, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
 import { redactSecrets, reportFailure, sendFailure } from './failures.js';
 
 export interface AgentLoopOptions {
@@ -154,6 +154,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       // Parked before the pause is saved: if this process dies before it releases, the answer's continue
       // takes the lease over at once instead of failing as session_busy until the lease lapses.
       await lease.park(record.requestId).catch(() => undefined);
+      // Listed before the pause is saved, so a holder killed right after the save is still found by a
+      // sweep (a listed run that never paused is dropped by the sweep's own check). The index only guides
+      // sweeps: failing to list must not turn a saved pause into an error shown instead of the card.
+      if (!inProcess) await index.add(sessionId).catch(onError);
       // Durable first: only a run that is on disk may be announced as waiting for an answer.
       await states.update(sessionId, (cur) => ({
         ...(cur ?? start),
@@ -162,17 +166,15 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         status: 'paused',
         paused: { requestId: record.requestId, toolCallId: record.toolCallId, round },
       }));
-      // The index only guides sweeps (a chat message rolls its own session forward): a failure to list the
-      // run there must not turn a saved pause into an error the user sees instead of the card.
-      if (!inProcess) await index.add(sessionId).catch(onError);
-      await lease.release();
+      // The pause is saved and a parked lease is taken over at once: a failed delete costs nothing.
+      await lease.release().catch(onError);
       if (inProcess) track(waitInProcess(record));
       sse.send('user_input_required', event);
       sse.send('done', { reason: 'paused' });
       return;
     }
     await states.update(sessionId, (cur) => ({ ...(cur ?? start), messages, round: outcome.round, status: 'idle', paused: undefined }));
-    await lease.release();
+    await lease.release().catch(onError); // the run is saved; an unreleased lease lapses after its TTL
     if (outcome.kind === 'completed') sse.send('done', { reason: 'completed' });
     else if (outcome.kind === 'max_rounds') sendFailure(sse, 'max_rounds', `the model used all ${maxRounds} rounds without a final answer; send a new message to go on`);
     else if (outcome.kind === 'error') reportFailure(sse, outcome.error, onError);
@@ -222,7 +224,13 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       if (answer.sse && answer.status === 'answered') return reportFailure(answer.sse, err, onError);
       throw err;
     }
-    if (answer.status === 'answered' && answer.sse) await continueAfter(record, answer.sse);
+    if (answer.status !== 'answered' || !answer.sse) return;
+    try {
+      await continueAfter(record, answer.sse);
+    } catch (err) {
+      // The continue response stays open until this stream ends: end it with the failure.
+      reportFailure(answer.sse, err, onError);
+    }
   }
 
   const persistentHost: RunHost = {
@@ -240,13 +248,13 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         await store.markToolResultWritten(record.requestId);
         sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
         if (answer.cancelled) {
-          await index.remove(record.sessionId).catch(onError);
+          await unlist(states, index, record.sessionId).catch(onError);
           sse.send('done', { reason: 'cancelled' });
           return;
         }
         // Listed until the model has gone on: a crash before that leaves a stalled run a sweep continues.
         await continueAfter(record, sse);
-        if (!stalledOnAnswer(await states.get(record.sessionId))) await index.remove(record.sessionId).catch(onError);
+        await unlist(states, index, record.sessionId).catch(onError);
       } catch (err) {
         reportFailure(sse, err, onError);
       }
@@ -254,7 +262,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     async closed({ record, toolResultContent }) {
       await writeToolResult(states, record, toolResultContent);
       await store.markToolResultWritten(record.requestId);
-      await index.remove(record.sessionId);
+      await unlist(states, index, record.sessionId);
     },
   };
 
@@ -339,7 +347,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       const state = await states.get(sessionId);
       if (!stalledOnAnswer(state) || state!.rev !== seen!.rev) return false;
       await drive(lease, sessionId, detachedSink(), { ...state!, round: Math.min(state!.round, maxRounds - 1) });
-      if (!stalledOnAnswer(await states.get(sessionId))) await index.remove(sessionId);
+      await unlist(states, index, sessionId);
       return true;
     } finally {
       await lease.release();

@@ -17,5 +17,5 @@ export {
 } from './run-state.js';
 export { SessionFence, SessionBusyError, type Lease, type SessionFenceOptions } from './session-fence.js';
 export { PausedIndex } from './paused-index.js';
-export { contentForResolution, writeToolResult, rollForwardRun, awaitsModelAfter, type RollForwardResult } from './tool-result-writer.js';
+export { contentForResolution, writeToolResult, rollForwardRun, awaitsModelAfter, stalledOnAnswer, unlist, type RollForwardResult } from './tool-result-writer.js';
 export { publicFailure, redactSecrets, reportFailure, sendFailure, type LoopErrorCode } from './failures.js';

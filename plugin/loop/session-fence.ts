@@ -112,14 +112,17 @@ export class SessionFence {
       return entry && entry.value.owner === owner ? entry : undefined;
     };
     const write = async () => {
-      const entry = await mine();
-      if (!entry) {
-        lost = true;
-        return;
+      // A renewal and a park may read the same version; the one that loses the swap tries again, so a
+      // park is never silently overwritten by a renewal that carried no `parkedOn`.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const entry = await mine();
+        if (!entry) {
+          lost = true;
+          return;
+        }
+        const value: LeaseValue = { owner, until: this.#now() + this.#ttlMs, ...(parkedOn ? { parkedOn } : {}) };
+        if (await this.#store.putState(key, value, { ifVersion: entry.version, ttlMs: this.#ttlMs })) return;
       }
-      const value: LeaseValue = { owner, until: this.#now() + this.#ttlMs, ...(parkedOn ? { parkedOn } : {}) };
-      const ok = await this.#store.putState(key, value, { ifVersion: entry.version, ttlMs: this.#ttlMs });
-      if (!ok) lost = !(await mine());
     };
     const timer = setInterval(() => {
       if (!released) write().catch(() => undefined); // a failed renewal is retried on the next tick
@@ -139,10 +142,18 @@ export class SessionFence {
         released = true;
         clearInterval(timer);
         // A renewal in flight may land between our read and our delete and bump the version: read again.
+        // A store error is retried too; the last one is thrown (the lease then lapses after its TTL).
+        let failure: unknown;
         for (let attempt = 0; attempt < 5; attempt++) {
-          const entry = await mine();
-          if (!entry || (await this.#store.deleteState(key, entry.version))) return;
+          try {
+            const entry = await mine();
+            if (!entry || (await this.#store.deleteState(key, entry.version))) return;
+          } catch (err) {
+            failure = err;
+            await sleep(20 * (attempt + 1));
+          }
         }
+        if (failure !== undefined) throw failure;
       },
     };
   }

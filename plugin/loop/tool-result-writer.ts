@@ -87,6 +87,18 @@ export function stalledOnAnswer(state: RunState | undefined): boolean {
   return msgs.slice(at + 1).some((m) => m.role === 'tool' && asks.has(m.tool_call_id) && isAnswerContent(m.content));
 }
 
+/**
+ * Take the session off the sweep's list unless its run still needs a sweep (paused, or stalled on an
+ * answer). Checked again after the removal: the run may have paused meanwhile on another instance, whose
+ * own add found the entry still there and did nothing.
+ */
+export async function unlist(states: RunStates, index: PausedIndex, sessionId: string): Promise<void> {
+  const needsSweep = (s: RunState | undefined) => s?.status === 'paused' || stalledOnAnswer(s);
+  if (needsSweep(await states.get(sessionId))) return;
+  await index.remove(sessionId);
+  if (needsSweep(await states.get(sessionId))) await index.add(sessionId);
+}
+
 export type RollForwardResult =
   | { kind: 'nothing' }
   | { kind: 'pending'; record: InteractionRecord }
@@ -112,10 +124,7 @@ export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): 
   const state = await states.get(sessionId);
   if (!state || state.status !== 'paused' || !state.paused) {
     // A run stalled on an answer stays listed until a sweep has continued it.
-    if (stalledOnAnswer(state)) return { kind: 'nothing' };
-    await index.remove(sessionId);
-    // The run may have paused again between our read and our removal (its add landed first): put it back.
-    if ((await states.get(sessionId))?.status === 'paused') await index.add(sessionId);
+    await unlist(states, index, sessionId);
     return { kind: 'nothing' };
   }
   const { requestId, toolCallId } = state.paused;
@@ -126,7 +135,7 @@ export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): 
   const content = record?.resolution ? contentForResolution(record.resolution) : closedToolResultText('expired');
   const out = await writeToolResult(states, record ?? { ...placeholder(sessionId, toolCallId, requestId) }, content);
   if (record) await store.markToolResultWritten(requestId);
-  if (!stalledOnAnswer(out.state)) await index.remove(sessionId);
+  await unlist(states, index, sessionId);
   return { kind: 'rolled_forward', record, toolCallId, content, wrote: out.wrote };
 }
 

@@ -28,6 +28,11 @@ export interface Backend {
   readonly kind: 'memory' | 'sqlite' | 'redis';
   /** Human description for error messages, without credentials. */
   readonly label: string;
+  /**
+   * Every operation settles in the caller's own microtasks (no I/O, no timers), so it cannot hang: the
+   * store skips its per-operation timeout. Only the built-in memory backend says so; a wrapper must not.
+   */
+  readonly settlesInline?: true;
   /** The stored raw string, or undefined when there is no row. Backend errors propagate. */
   read(key: string): Promise<string | undefined>;
   /** Atomic: if the row matches `expect`, write `next`; true when written. */

@@ -88,8 +88,8 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
   function operation<T>(name: string, work: (deadline: number) => Promise<T>): Promise<T> {
     if (closed) return Promise.reject(new StoreUnavailableError(`${backend.label} store is closed; ${name} was not run`));
     const deadline = Date.now() + timeoutMs - margin;
-    // The memory backend finishes within the call's own ticks; a timer per operation would only cost.
-    if (backend.kind === 'memory') {
+    // A backend that settles inline cannot hang; a timer per operation would only cost.
+    if (backend.settlesInline === true) {
       return work(deadline).catch((error: unknown) => {
         throw asStoreFailure(error, `${backend.label} store ${name}`);
       });

@@ -31,6 +31,7 @@ export function createMemoryBackend({ map = new Map(), sweepEveryMs = 60_000 }: 
   return {
     kind: 'memory',
     label: 'memory',
+    settlesInline: true,
     read: async (key) => rows.get(key),
     swap: async ({ key, expect, next, deadline }: SwapRequest) => {
       if (Date.now() > deadline) throw new StoreUnavailableError('memory store write came after its deadline; nothing was written');

@@ -67,3 +67,51 @@ describe('session lease release racing its renewal', () => {
     }
   });
 });
+
+describe('session lease park racing its renewal', () => {
+  it('the park survives: a renewal that read the same version does not drop parkedOn', async () => {
+    const inner = await openStore('memory');
+    let held: { go: () => void; done: Promise<unknown> } | undefined;
+    let sawRenewal!: () => void;
+    const renewal = new Promise<void>((r) => (sawRenewal = r));
+    let parking = false;
+    // Holds the first renewal write (no parkedOn) until the park's write is sent, then lands it first.
+    const store = new Proxy(inner, {
+      get(target, p, receiver) {
+        const value = Reflect.get(target, p, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        const call = (...args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        if (p !== 'putState') return call;
+        return async (key: string, v: { parkedOn?: string }, options?: { ifVersion?: string | null }) => {
+          if (!key.startsWith('lease:') || typeof options?.ifVersion !== 'string') return call(key, v, options);
+          if (!held && !v.parkedOn && !parking) {
+            let go!: () => void;
+            const gate = new Promise<void>((r) => (go = r));
+            held = { go, done: gate.then(() => call(key, v, options)) };
+            sawRenewal();
+            return held.done;
+          }
+          if (v.parkedOn && held) {
+            held.go();
+            await held.done;
+          }
+          return call(key, v, options);
+        };
+      },
+    });
+    const fence = new SessionFence(store, { ttlMs: 300 });
+    const keepAlive = setInterval(() => undefined, 1000);
+    try {
+      const lease = await fence.acquire('s');
+      await renewal; // the renewal has read the lease and waits to write
+      parking = true;
+      await lease.park('ask_parked_question_id_0000');
+      const stored = await inner.getState<{ parkedOn?: string }>(fence.key('s'));
+      assert.equal(stored?.value.parkedOn, 'ask_parked_question_id_0000', 'the lease says it is parked');
+      await lease.release();
+    } finally {
+      clearInterval(keepAlive);
+      await inner.close();
+    }
+  });
+});

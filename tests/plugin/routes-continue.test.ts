@@ -108,10 +108,20 @@ for (const storeCase of cases) {
       assert.deepEqual([r.status, r.code], [415, 'invalid_request']);
       r = await errorOf(await t.post(JSON.stringify(answer('s1', rec.requestId)), { headers: { 'content-type': 'text/plain' } }));
       assert.deepEqual([r.status, r.code], [415, 'invalid_request']);
+      r = await errorOf(await t.post('x', { headers: { 'content-type': 'text/x-canary-header-7f3a' } }));
+      assert.doesNotMatch(JSON.stringify(r.body), /canary/, 'the client header is not quoted back');
       const big = JSON.stringify({ ...answer('s1', rec.requestId), pad: 'x'.repeat(64 * 1024) });
       r = await errorOf(await t.post(big));
       assert.deepEqual([r.status, r.code], [413, 'invalid_request']);
       assert.equal((await t.store.get(rec.requestId))?.status, 'pending');
+    });
+
+    it('an application/*+json body is read like application/json (the check and the parser agree)', async () => {
+      const rec = await t.ask('s1');
+      const res = await t.post(JSON.stringify(answer('s1', rec.requestId)), { headers: { 'content-type': 'application/vnd.answer+json; charset=utf-8' } });
+      assert.equal(res.status, 200);
+      await readSse(res);
+      assert.equal((await t.store.get(rec.requestId))?.status, 'answered');
     });
 
     it('answer does not fit the stored form: 422 invalid_answer with the field; the interaction stays pending', async () => {
