@@ -16,7 +16,7 @@ import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
 import { emptyRun, RunStates, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
-import { SessionBusyError, SessionFence, type Lease } from './session-fence.js';
+import { SessionBusyError, SessionFence, type Lease, type TakeOver } from './session-fence.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
 import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, unlist, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
 import { redactSecrets, reportFailure, sendFailure } from './failures.js';
@@ -186,25 +186,31 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     background.add(tracked);
   };
 
-  /** After the ToolResult is in history: take the lease and let the model continue, once. */
-  async function continueAfter(record: InteractionRecord, sse: SseSink): Promise<void> {
-    let lease: Lease;
+  /** The session lease, or undefined once the refusal is on `sse`: busy is the other runner's; anything else (the store down) is reported as what it is. */
+  async function leaseOrReport(sessionId: string, waitMs: number, sse: SseSink, takeOver: TakeOver): Promise<Lease | undefined> {
     try {
-      lease = await fence.acquire(record.sessionId, resumeWaitMs, (held) => held.parkedOn === record.requestId);
+      return await fence.acquire(sessionId, waitMs, takeOver);
     } catch (err) {
-      // Busy is the other runner's; anything else (the store down while taking the lease) is reported as what it is.
       if (err instanceof SessionBusyError) sendFailure(sse, 'session_busy', err.message);
       else reportFailure(sse, err, onError);
-      return;
+      return undefined;
     }
+  }
+
+  /** An answer always reaches the model: a question asked in the last round still gets one round after it. */
+  const afterAnswer = (state: RunState): RunState => ({ ...state, round: Math.min(state.round, maxRounds - 1) });
+
+  /** After the ToolResult is in history: take the lease and let the model continue, once. */
+  async function continueAfter(record: InteractionRecord, sse: SseSink): Promise<void> {
+    const lease = await leaseOrReport(record.sessionId, resumeWaitMs, sse, (held) => held.parkedOn === record.requestId);
+    if (!lease) return;
     try {
       const state = await states.get(record.sessionId);
       if (!awaitsModelAfter(state, record.toolCallId)) {
         sendFailure(sse, 'session_busy', 'the session moved on (a newer message already ran after this answer); its answer is in the history');
         return;
       }
-      // An answer always reaches the model: a question asked in the last round still gets one round after it.
-      await drive(lease, record.sessionId, sse, { ...state!, round: Math.min(state!.round, maxRounds - 1) });
+      await drive(lease, record.sessionId, sse, afterAnswer(state!));
     } finally {
       await lease.release();
     }
@@ -217,19 +223,14 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     } catch {
       return; // withdrawn on shutdown: the run dies with the process, which is what in-memory means
     }
+    const sse = answer.status === 'answered' ? answer.sse : undefined;
     try {
       await writeToolResult(states, record, answer.toolResultContent);
+      if (sse) await continueAfter(record, sse);
     } catch (err) {
-      // The continue response waits on this stream: end it with the failure instead of leaving it open.
-      if (answer.sse && answer.status === 'answered') return reportFailure(answer.sse, err, onError);
-      throw err;
-    }
-    if (answer.status !== 'answered' || !answer.sse) return;
-    try {
-      await continueAfter(record, answer.sse);
-    } catch (err) {
-      // The continue response stays open until this stream ends: end it with the failure.
-      reportFailure(answer.sse, err, onError);
+      // The continue response stays open until its stream ends: end it with the failure.
+      if (!sse) throw err;
+      reportFailure(sse, err, onError);
     }
   }
 
@@ -268,8 +269,8 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
 
   async function rollForward(sessionId: string): Promise<RollForwardResult> {
     const result = await rollForwardRun({ store, states, index }, sessionId);
-    // We wrote the ToolResult of a claimed resolution: its claimer died before writing it, and before
-    // (or right after) its audit line. Exactly one roll-forward writes it, so this line is written once.
+    // We wrote the ToolResult of a claimed resolution its claimer did not write: it may have died before
+    // its audit line, so this one is written (at least once, never none; see AuditEntry.recovered).
     if (result.kind === 'rolled_forward' && result.wrote && result.record?.resolution) getCoordinator().auditRecovered?.(result.record);
     if (result.kind !== 'needs_expiry') return result;
     // Overdue and never collected (its timer died with a process): the coordinator claims and audits it.
@@ -279,16 +280,9 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   }
 
   async function chat({ sessionId, message, sse }: ChatInput): Promise<void> {
-    let lease: Lease;
-    try {
-      // A holder parked on the question the run is still paused on writes nothing more: it may be dead.
-      lease = await fence.acquire(sessionId, 0, async (held) => (await states.get(sessionId))?.paused?.requestId === held.parkedOn);
-    } catch (err) {
-      // Busy is the other runner's; anything else (the store down while taking the lease) is reported as what it is.
-      if (err instanceof SessionBusyError) sendFailure(sse, 'session_busy', err.message);
-      else reportFailure(sse, err, onError);
-      return;
-    }
+    // A holder parked on the question the run is still paused on writes nothing more: it may be dead.
+    const lease = await leaseOrReport(sessionId, 0, sse, async (held) => (await states.get(sessionId))?.paused?.requestId === held.parkedOn);
+    if (!lease) return;
     try {
       // A new message closes the open card first (CONTRACT.md §6): its cancel+reason ToolResult goes in.
       const closed = await getCoordinator().supersede(sessionId);
@@ -346,7 +340,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     try {
       const state = await states.get(sessionId);
       if (!stalledOnAnswer(state) || state!.rev !== seen!.rev) return false;
-      await drive(lease, sessionId, detachedSink(), { ...state!, round: Math.min(state!.round, maxRounds - 1) });
+      await drive(lease, sessionId, detachedSink(), afterAnswer(state!));
       await unlist(states, index, sessionId);
       return true;
     } finally {
