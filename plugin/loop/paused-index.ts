@@ -9,9 +9,14 @@ interface IndexValue {
   sessions: string[];
 }
 
+/** A change to the list; `undefined` when it changes nothing. Pure: a lost swap applies it again. */
+type Edit = (sessions: string[]) => string[] | undefined;
+
 export class PausedIndex {
   readonly #store: PendingStore;
   readonly #key: string;
+  readonly #queue: Array<{ edit: Edit; resolve: () => void; reject: (err: unknown) => void }> = [];
+  #draining = false;
 
   constructor(store: PendingStore, key = 'runs:paused') {
     this.#store = store;
@@ -23,20 +28,50 @@ export class PausedIndex {
   }
 
   add(sessionId: string): Promise<void> {
-    return this.#change((s) => (s.includes(sessionId) ? undefined : [...s, sessionId]));
+    return this.#enqueue((s) => (s.includes(sessionId) ? undefined : [...s, sessionId]));
   }
 
   remove(sessionId: string): Promise<void> {
-    return this.#change((s) => (s.includes(sessionId) ? s.filter((x) => x !== sessionId) : undefined));
+    return this.#enqueue((s) => (s.includes(sessionId) ? s.filter((x) => x !== sessionId) : undefined));
   }
 
-  async #change(edit: (sessions: string[]) => string[] | undefined): Promise<void> {
+  /**
+   * Every pause and resume of every session writes this one key. Changes queued while a write is in
+   * flight go out together in the next write, so a burst of N pauses in one process costs a few
+   * compare-and-swaps instead of N racing each other; other processes still race, and retry.
+   */
+  #enqueue(edit: Edit): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ edit, resolve, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0);
+      try {
+        await this.#change((sessions) => {
+          let next: string[] | undefined;
+          for (const { edit } of batch) next = edit(next ?? sessions) ?? next;
+          return next;
+        });
+        for (const { resolve } of batch) resolve();
+      } catch (err) {
+        for (const { reject } of batch) reject(err);
+      }
+    }
+    this.#draining = false;
+  }
+
+  async #change(edit: Edit): Promise<void> {
     for (let attempt = 0; attempt < 50; attempt++) {
       const entry = await this.#store.getState<IndexValue>(this.#key);
       const next = edit(entry?.value.sessions ?? []);
       if (!next) return;
       if (await this.#store.putState(this.#key, { sessions: next }, { ifVersion: entry ? entry.version : null })) return;
-      // Every pause of every session writes this one key: spread the retries of a burst out.
+      // Other processes write this key too: spread the retries of a burst out.
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
     }
     throw new StateConflictError('the paused-run index kept changing under 50 writes; retry later');
