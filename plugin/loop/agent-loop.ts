@@ -16,7 +16,7 @@ import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
 import { emptyRun, RunStates, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
-import { SessionBusyError, SessionFence, type Lease, type TakeOver } from './session-fence.js';
+import { LeaseLostError, SessionBusyError, SessionFence, type Lease, type TakeOver } from './session-fence.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
 import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, unlist, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
 import { redactSecrets, reportFailure, sendFailure } from './failures.js';
@@ -114,6 +114,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     stateStore = store,
     onError = (err) => console.error('[ask-user-kit loop]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
   } = options;
+  if (!(resumeStalledAfterMs > resumeWaitMs)) {
+    // Younger than a continue's wait for the lease, a stall may be a live continue about to take it.
+    throw new TypeError(`resumeStalledAfterMs (${resumeStalledAfterMs}) must be longer than resumeWaitMs (${resumeWaitMs})`);
+  }
   let coordinator = options.coordinator;
   const getCoordinator = (): LoopCoordinator => {
     if (!coordinator) throw Object.assign(new Error('agent loop has no coordinator: call loop.attach(kit) before serving'), { code: 'not_attached' });
@@ -147,13 +151,18 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       messages,
       roundsUsed: start.round,
       tools: toolsFor(sessionId),
-      onRound: async (msgs, round) => void (await states.update(sessionId, (cur) => ({ ...(cur ?? start), messages: [...msgs], round, status: 'running' }))),
+      onRound: async (msgs, round) => {
+        if (lease.lost) throw new LeaseLostError(sessionId);
+        await states.update(sessionId, (cur) => ({ ...(cur ?? start), messages: [...msgs], round, status: 'running', owed: undefined }));
+      },
     });
+    // Another runner took the session over (this one's lease lapsed): its state is theirs now.
+    if (lease.lost) return sendFailure(sse, 'session_busy', new LeaseLostError(sessionId).message);
     if (outcome.kind === 'paused') {
       const { record, event, round } = outcome;
       // Parked before the pause is saved: if this process dies before it releases, the answer's continue
       // takes the lease over at once instead of failing as session_busy until the lease lapses.
-      await lease.park(record.requestId).catch(() => undefined);
+      await lease.park(record.requestId).catch(onError);
       // Listed before the pause is saved, so a holder killed right after the save is still found by a
       // sweep (a listed run that never paused is dropped by the sweep's own check). The index only guides
       // sweeps: failing to list must not turn a saved pause into an error shown instead of the card.
@@ -165,7 +174,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         round,
         status: 'paused',
         paused: { requestId: record.requestId, toolCallId: record.toolCallId, round },
+        owed: undefined,
       }));
+      // Again, now that the pause is saved: a removal racing the first add may have landed in between.
+      if (!inProcess) await index.add(sessionId).catch(onError);
       // The pause is saved and a parked lease is taken over at once: a failed delete costs nothing.
       await lease.release().catch(onError);
       if (inProcess) track(waitInProcess(record));
@@ -173,7 +185,12 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       sse.send('done', { reason: 'paused' });
       return;
     }
-    await states.update(sessionId, (cur) => ({ ...(cur ?? start), messages, round: outcome.round, status: 'idle', paused: undefined }));
+    // An outcome settles what was owed (an error is reported once, not retried by every sweep), except an
+    // abort before the first round came back: the model never answered, so a sweep may still continue it.
+    await states.update(sessionId, (cur) => {
+      const base = cur ?? start;
+      return { ...base, messages, round: outcome.round, status: 'idle', paused: undefined, owed: outcome.kind === 'aborted' ? base.owed : undefined };
+    });
     await lease.release().catch(onError); // the run is saved; an unreleased lease lapses after its TTL
     if (outcome.kind === 'completed') sse.send('done', { reason: 'completed' });
     else if (outcome.kind === 'max_rounds') sendFailure(sse, 'max_rounds', `the model used all ${maxRounds} rounds without a final answer; send a new message to go on`);
@@ -212,7 +229,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       }
       await drive(lease, record.sessionId, sse, afterAnswer(state!));
     } finally {
-      await lease.release();
+      await lease.release().catch(onError);
     }
   }
 
@@ -304,7 +321,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       }
       const start = await states.update(sessionId, (cur) => {
         const base = cur ?? emptyRun(sessionId, system);
-        return { ...base, status: 'running', paused: undefined, round: 0, messages: [...base.messages, { role: 'user', content: message }] };
+        return { ...base, status: 'running', paused: undefined, owed: undefined, round: 0, messages: [...base.messages, { role: 'user', content: message }] };
       });
       await drive(lease, sessionId, sse, start!);
     } catch (err) {
@@ -315,22 +332,27 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     }
   }
 
+  /** Aborted by close(): stops a sweep and the runs it continues. */
+  const closing = new AbortController();
+
   /** Nobody listens to a run a sweep continues: its output goes only to the run's history. */
   const detachedSink = (): SseSink => ({
     send() {},
     comment() {},
     end() {},
-    signal: new AbortController().signal,
-    closed: false,
+    signal: closing.signal,
+    get closed() {
+      return closing.signal.aborted;
+    },
   });
 
   /**
    * Continue a run stalled on an accepted answer, under the session lease; false when not ours to do.
-   * `since`: when the answer was accepted, if known (a roll-forward just rewrote the state's time).
+   * `since`: when the answer was accepted, if known (a roll-forward just wrote its ToolResult).
    */
   async function resumeStalled(sessionId: string, since?: number): Promise<boolean> {
     const seen = await states.get(sessionId);
-    if (!stalledOnAnswer(seen) || Date.now() - (since ?? seen!.updatedAt) < resumeStalledAfterMs) return false;
+    if (!stalledOnAnswer(seen) || Date.now() - (since ?? seen!.owed!.since) < resumeStalledAfterMs) return false;
     let lease: Lease;
     try {
       lease = await fence.acquire(sessionId, 0);
@@ -344,29 +366,42 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       await unlist(states, index, sessionId);
       return true;
     } finally {
-      await lease.release();
+      await lease.release().catch(onError);
     }
   }
 
-  async function sweep(): Promise<SweepReport> {
+  async function sweepSession(sessionId: string, report: SweepReport): Promise<void> {
+    if (await resumeStalled(sessionId)) {
+      report.resumed++;
+      return;
+    }
+    const result = await rollForward(sessionId);
+    if (result.kind === 'expired') report.expired++;
+    else if (result.kind === 'rolled_forward') {
+      // A record gone past retention is closed as expired too.
+      if (!result.record || result.record.resolution?.status === 'expired') report.expired++;
+      else report.rolledForward++;
+    }
+    if (result.kind === 'rolled_forward' && result.record?.resolution && (await resumeStalled(sessionId, result.record.resolution.at))) report.resumed++;
+  }
+
+  async function sweepAll(): Promise<SweepReport> {
     const report: SweepReport = { checked: 0, rolledForward: 0, expired: 0, resumed: 0 };
     for (const sessionId of await index.list()) {
+      if (closing.signal.aborted) break;
       report.checked++;
-      if (await resumeStalled(sessionId)) {
-        report.resumed++;
-        continue;
-      }
-      const result = await rollForward(sessionId);
-      if (result.kind === 'expired') report.expired++;
-      else if (result.kind === 'rolled_forward') {
-        // A record gone past retention is closed as expired too.
-        if (!result.record || result.record.resolution?.status === 'expired') report.expired++;
-        else report.rolledForward++;
-      }
-      if (result.kind === 'rolled_forward' && result.record?.resolution && (await resumeStalled(sessionId, result.record.resolution.at))) report.resumed++;
+      // One session's failure is logged and the sweep goes on: the others must not starve behind it.
+      await sweepSession(sessionId, report).catch(onError);
     }
     return report;
   }
+
+  /** One sweep at a time per loop: a timer firing while a slow sweep still runs joins it. */
+  let sweeping: Promise<SweepReport> | undefined;
+  const sweep = (): Promise<SweepReport> => {
+    sweeping ??= sweepAll().finally(() => (sweeping = undefined));
+    return sweeping;
+  };
 
   return {
     host: persistentHost,
@@ -379,8 +414,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     getRun: (sessionId) => states.get(sessionId),
     async close() {
       // In-memory waits end with the kit (its close() rejects them), so close the kit first; a run still
-      // streaming is given the time its stream needs.
-      await Promise.allSettled([...background]);
+      // streaming is given the time its stream needs. A sweep's detached runs are stopped: nobody waits
+      // for them, and what they owe stays owed for the next start.
+      closing.abort();
+      await Promise.allSettled([...background, ...(sweeping ? [sweeping] : [])]);
     },
   };
 }

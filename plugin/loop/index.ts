@@ -15,7 +15,7 @@ export {
   type RunStatus,
   type PausedOn,
 } from './run-state.js';
-export { SessionFence, SessionBusyError, type Lease, type SessionFenceOptions } from './session-fence.js';
+export { SessionFence, SessionBusyError, LeaseLostError, type Lease, type SessionFenceOptions, type TakeOver } from './session-fence.js';
 export { PausedIndex } from './paused-index.js';
 export { contentForResolution, writeToolResult, rollForwardRun, awaitsModelAfter, stalledOnAnswer, unlist, type RollForwardResult } from './tool-result-writer.js';
 export { publicFailure, redactSecrets, reportFailure, sendFailure, type LoopErrorCode } from './failures.js';

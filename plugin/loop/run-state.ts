@@ -24,6 +24,12 @@ export interface RunState {
   paused?: PausedOn;
   /** Rounds used so far in the current turn (resumes count on from here). */
   round: number;
+  /**
+   * Set when an answer's ToolResult is written and the model has not yet been run with it; cleared when a
+   * run saves its outcome (any outcome). Still set on an idle run means its runner died in between: a
+   * sweep continues it. A run that ended in an error clears it, so a failing model is not retried forever.
+   */
+  owed?: { toolCallId: string; since: number };
   /** Bumped on every write; a writer recognizes its own write by it. */
   rev: number;
   /** Epoch milliseconds. */

@@ -29,6 +29,15 @@ export class SessionBusyError extends Error {
   }
 }
 
+/** This runner's lease lapsed and another runner took the session: it must stop writing. */
+export class LeaseLostError extends Error {
+  readonly code = 'session_busy';
+  constructor(sessionId: string) {
+    super(`session ${JSON.stringify(sessionId)} was taken over by another runner after this run's lease lapsed; its last step was not saved`);
+    this.name = 'LeaseLostError';
+  }
+}
+
 export interface SessionFenceOptions {
   /** Lease lifetime; renewed every third of it while held. @default 15000 */
   ttlMs?: number;

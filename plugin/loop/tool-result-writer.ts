@@ -38,7 +38,9 @@ export async function writeToolResult(states: RunStates, record: InteractionReco
     wrote = false;
     if (!cur) return undefined;
     const pausedHere = cur.paused?.toolCallId === toolCallId;
-    const unpause = (s: RunState): RunState => (pausedHere ? { ...s, status: 'idle', paused: undefined } : s);
+    // An answer leaves the model owed a call; a cancel or a close does not.
+    const owed = isAnswerContent(content) ? { owed: { toolCallId, since: Date.now() } } : {};
+    const unpause = (s: RunState): RunState => (pausedHere ? { ...s, status: 'idle', paused: undefined, ...owed } : s);
     if (hasToolResult(cur.messages, toolCallId)) {
       known = true;
       return pausedHere ? unpause(cur) : undefined;
@@ -73,18 +75,20 @@ function isAnswerContent(content: unknown): boolean {
 }
 
 /**
- * True when the run is idle with an answered ask_user ToolResult closing its last turn and no model call
- * after it: the process that took the answer died before (or while) continuing. A sweep continues it.
+ * True when the run is idle, owes the model a call for an answered ask_user ToolResult that closes its
+ * last turn, and no run has saved an outcome since: the process that took the answer died before (or
+ * while) continuing. A sweep continues it.
  */
 export function stalledOnAnswer(state: RunState | undefined): boolean {
-  if (!state || state.status !== 'idle') return false;
+  if (!state || state.status !== 'idle' || !state.owed) return false;
   const msgs = state.messages;
   if (msgs.at(-1)?.role !== 'tool' || unansweredToolCalls(msgs).length > 0) return false;
   const at = msgs.findLastIndex((m) => m.role === 'assistant');
   const turn = msgs[at];
   if (!turn || turn.role !== 'assistant') return false;
   const asks = new Set((turn.tool_calls ?? []).filter((c) => c.type === 'function' && c.function.name === ASK_USER_TOOL_NAME).map((c) => c.id));
-  return msgs.slice(at + 1).some((m) => m.role === 'tool' && asks.has(m.tool_call_id) && isAnswerContent(m.content));
+  const owedId = state.owed.toolCallId;
+  return asks.has(owedId) && msgs.slice(at + 1).some((m) => m.role === 'tool' && m.tool_call_id === owedId && isAnswerContent(m.content));
 }
 
 /**

@@ -19,6 +19,7 @@ import { deliveries } from '../hardening/helpers/deliveries.js';
 import { recordingSink } from './recording-sink.js';
 import { askSingle } from './harness.js';
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ANSWER = { selections: ['safe'], customInput: 'go', cancelled: false };
 
 function instance(store: PendingStore, model: ScriptedModel, options: Partial<AgentLoopOptions> = {}) {
@@ -53,7 +54,8 @@ async function setup(t: { after(fn: () => Promise<void>): void }, callId: string
 test('died right after the claim: a sweep writes the ToolResult, audits it, and the model goes on once', async (t) => {
   const { model, store } = await setup(t, 'ask-claim');
   const { requestId } = await pausedThenClaimed(store, model, 's-claim', 'ask-claim');
-  const next = instance(store, model, { resumeStalledAfterMs: 0 });
+  const next = instance(store, model, { resumeStalledAfterMs: 1, resumeWaitMs: 0 });
+  await sleep(5);
   const report = await next.loop.sweep();
   assert.deepEqual({ rolledForward: report.rolledForward, resumed: report.resumed }, { rolledForward: 1, resumed: 1 });
   assert.equal(deliveries(model.requests, 'ask-claim').length, 1, 'the model got the answer exactly once');
@@ -70,7 +72,8 @@ test('died after the ToolResult write: the sweep continues the run without writi
   const { model, store } = await setup(t, 'ask-written');
   const { record } = await pausedThenClaimed(store, model, 's-written', 'ask-written');
   await writeToolResult(new RunStates(store), record!, answerToolResultText(ANSWER));
-  const next = instance(store, model, { resumeStalledAfterMs: 0 });
+  const next = instance(store, model, { resumeStalledAfterMs: 1, resumeWaitMs: 0 });
+  await sleep(5);
   const report = await next.loop.sweep();
   assert.equal(report.resumed, 1);
   assert.equal(deliveries(model.requests, 'ask-written').length, 1);
@@ -81,7 +84,8 @@ test('died after the ToolResult write: the sweep continues the run without writi
 test('a cancel is rolled forward and not continued; a fresh stall waits, still listed', async (t) => {
   const { model, store } = await setup(t, 'ask-cancel');
   await pausedThenClaimed(store, model, 's-cancel', 'ask-cancel', { selections: [], customInput: '', cancelled: true });
-  const next = instance(store, model, { resumeStalledAfterMs: 0 });
+  const next = instance(store, model, { resumeStalledAfterMs: 1, resumeWaitMs: 0 });
+  await sleep(5);
   const report = await next.loop.sweep();
   assert.deepEqual({ rolledForward: report.rolledForward, resumed: report.resumed }, { rolledForward: 1, resumed: 0 });
   assert.equal(deliveries(model.requests, 'ask-cancel').length, 0, 'no model call after a cancel');
@@ -93,4 +97,49 @@ test('a cancel is rolled forward and not continued; a fresh stall waits, still l
   assert.equal(later.resumed, 0, 'a just-accepted answer may still be continuing elsewhere');
   assert.equal(deliveries(model.requests, 'ask-fresh').length, 0);
   assert.deepEqual(await new PausedIndex(store).list(), ['s-fresh'], 'listed for the next sweep');
+});
+
+test('a continued run that failed is not retried by sweeps: an error settles what was owed', async (t) => {
+  const model = await startScriptedModel({ turns: [{ toolCalls: [askSingle('ask-err')] }], fallback: { failStatus: 400 } });
+  const store = await openStore('memory');
+  t.after(async () => (await model.close(), await store.close()));
+  const live = instance(store, model, { resumeStalledAfterMs: 1, resumeWaitMs: 0, onError: () => {} });
+  const sse = recordingSink();
+  await live.loop.chat({ sessionId: 's-err', message: 'ask me', sse });
+  const ask = sse.events.find((e) => e.event === 'user_input_required')!.data as { id: string };
+  // What the continue route does after its checks: claim, then hand the answer to the host.
+  const claimed = await store.claim(ask.id, { status: 'answered', at: Date.now(), answer: ANSWER });
+  assert.ok(claimed.ok);
+  const cont = recordingSink();
+  await live.loop.host.resume({ record: claimed.record!, answer: ANSWER, toolResultContent: answerToolResultText(ANSWER), sse: cont });
+  assert.match(JSON.stringify(cont.events), /model_error/);
+  const calls = model.requests.length;
+  await sleep(5);
+  for (let i = 0; i < 3; i++) assert.equal((await live.loop.sweep()).resumed, 0);
+  assert.equal(model.requests.length, calls, 'no model call after the reported failure');
+  assert.deepEqual(await new PausedIndex(store).list(), [], 'nothing left listed');
+});
+
+test('sweeps run one at a time, one failing session does not stop the others, and the timings are checked', async (t) => {
+  const { model, store: inner } = await setup(t, 'ask-ok');
+  await pausedThenClaimed(inner, model, 's-ok', 'ask-ok');
+  await new PausedIndex(inner).add('s-broken');
+  // Reading the broken session's run fails; the sweep must still reach s-ok.
+  const store = new Proxy(inner, {
+    get(target, p, receiver) {
+      const value = Reflect.get(target, p, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) =>
+        p === 'getState' && args[0] === 'run:s-broken' ? Promise.reject(new Error('unreadable run')) : (value as (...a: unknown[]) => unknown).apply(target, args);
+    },
+  }) as PendingStore;
+  const errors: unknown[] = [];
+  const next = instance(store, model, { resumeStalledAfterMs: 1, resumeWaitMs: 0, onError: (e) => errors.push(e) });
+  await sleep(5);
+  const [a, b] = [next.loop.sweep(), next.loop.sweep()];
+  assert.equal(a, b, 'a second sweep joins the running one');
+  const report = await a;
+  assert.equal(report.resumed, 1, 's-ok was continued');
+  assert.equal(errors.length, 1, 'the broken session was logged');
+  assert.throws(() => createAgentLoop({ client: new OpenAI({ apiKey: 't', baseURL: model.baseURL }), model: 'm', store: inner, resumeStalledAfterMs: 3000 }), /resumeStalledAfterMs/);
 });
