@@ -4,7 +4,6 @@
  * message present and changes nothing, so a result is never lost and never doubled.
  */
 import { answerToolResultText, closedToolResultText } from '../tool-result.js';
-import { ASK_USER_TOOL_NAME } from '../tool-definition.js';
 import type { InteractionRecord, PendingStore, Resolution } from '../store/types.js';
 import type { PausedIndex } from './paused-index.js';
 import { hasToolResult, insertToolResult, unansweredToolCalls, type RunState, type RunStates } from './run-state.js';
@@ -39,7 +38,7 @@ export async function writeToolResult(states: RunStates, record: InteractionReco
     if (!cur) return undefined;
     const pausedHere = cur.paused?.toolCallId === toolCallId;
     // An answer leaves the model owed a call; a cancel or a close does not.
-    const owed = isAnswerContent(content) ? { owed: { toolCallId, since: Date.now() } } : {};
+    const owed = record.resolution?.status === 'answered' ? { owed: { toolCallId, since: Date.now() } } : {};
     const unpause = (s: RunState): RunState => (pausedHere ? { ...s, status: 'idle', paused: undefined, ...owed } : s);
     if (hasToolResult(cur.messages, toolCallId)) {
       known = true;
@@ -64,31 +63,15 @@ export function awaitsModelAfter(state: RunState | undefined, toolCallId: string
   return false;
 }
 
-/** Content written for an answer (not a cancel or a close): the model is meant to go on after it. */
-function isAnswerContent(content: unknown): boolean {
-  if (typeof content !== 'string') return false;
-  try {
-    return (JSON.parse(content) as { cancelled?: unknown } | null)?.cancelled === false;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * True when the run is idle, owes the model a call for an answered ask_user ToolResult that closes its
  * last turn, and no run has saved an outcome since: the process that took the answer died before (or
  * while) continuing. A sweep continues it.
  */
 export function stalledOnAnswer(state: RunState | undefined): boolean {
-  if (!state || state.status !== 'idle' || !state.owed) return false;
-  const msgs = state.messages;
-  if (msgs.at(-1)?.role !== 'tool' || unansweredToolCalls(msgs).length > 0) return false;
-  const at = msgs.findLastIndex((m) => m.role === 'assistant');
-  const turn = msgs[at];
-  if (!turn || turn.role !== 'assistant') return false;
-  const asks = new Set((turn.tool_calls ?? []).filter((c) => c.type === 'function' && c.function.name === ASK_USER_TOOL_NAME).map((c) => c.id));
-  const owedId = state.owed.toolCallId;
-  return asks.has(owedId) && msgs.slice(at + 1).some((m) => m.role === 'tool' && m.tool_call_id === owedId && isAnswerContent(m.content));
+  // `owed` is only ever set by writeToolResult for an answered ask_user call, so the history check is the
+  // same one a continue makes before it runs the model.
+  return state?.status === 'idle' && state.owed !== undefined && awaitsModelAfter(state, state.owed.toolCallId);
 }
 
 /**
