@@ -346,13 +346,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     },
   });
 
-  /**
-   * Continue a run stalled on an accepted answer, under the session lease; false when not ours to do.
-   * `since`: when the answer was accepted, if known (a roll-forward just wrote its ToolResult).
-   */
-  async function resumeStalled(sessionId: string, since?: number): Promise<boolean> {
+  /** Continue a run stalled on an accepted answer, under the session lease; false when not ours to do. */
+  async function resumeStalled(sessionId: string): Promise<boolean> {
     const seen = await states.get(sessionId);
-    if (!stalledOnAnswer(seen) || Date.now() - (since ?? seen!.owed!.since) < resumeStalledAfterMs) return false;
+    if (!stalledOnAnswer(seen) || Date.now() - seen!.owed!.since < resumeStalledAfterMs) return false;
     let lease: Lease;
     try {
       lease = await fence.acquire(sessionId, 0);
@@ -371,10 +368,6 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   }
 
   async function sweepSession(sessionId: string, report: SweepReport): Promise<void> {
-    if (await resumeStalled(sessionId)) {
-      report.resumed++;
-      return;
-    }
     const result = await rollForward(sessionId);
     if (result.kind === 'expired') report.expired++;
     else if (result.kind === 'rolled_forward') {
@@ -382,7 +375,8 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       if (!result.record || result.record.resolution?.status === 'expired') report.expired++;
       else report.rolledForward++;
     }
-    if (result.kind === 'rolled_forward' && result.record?.resolution && (await resumeStalled(sessionId, result.record.resolution.at))) report.resumed++;
+    // Stalled before this sweep, or just rolled forward: a run that still owes the model its answer.
+    if (await resumeStalled(sessionId)) report.resumed++;
   }
 
   async function sweepAll(): Promise<SweepReport> {

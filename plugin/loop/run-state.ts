@@ -29,7 +29,7 @@ export interface RunState {
    * run saves its outcome (any outcome). Still set on an idle run means its runner died in between: a
    * sweep continues it. A run that ended in an error clears it, so a failing model is not retried forever.
    */
-  owed?: { toolCallId: string; since: number };
+  owed?: { toolCallId: string; /** When the answer was accepted (its claim), epoch ms. */ since: number };
   /** Bumped on every write; a writer recognizes its own write by it. */
   rev: number;
   /** Epoch milliseconds. */

@@ -38,7 +38,9 @@ export async function writeToolResult(states: RunStates, record: InteractionReco
     if (!cur) return undefined;
     const pausedHere = cur.paused?.toolCallId === toolCallId;
     // An answer leaves the model owed a call; a cancel or a close does not.
-    const owed = record.resolution?.status === 'answered' ? { owed: { toolCallId, since: Date.now() } } : {};
+    // `since` is when the answer was accepted, also when a roll-forward writes it much later.
+    const { resolution } = record;
+    const owed = resolution?.status === 'answered' ? { owed: { toolCallId, since: resolution.at } } : {};
     const unpause = (s: RunState): RunState => (pausedHere ? { ...s, status: 'idle', paused: undefined, ...owed } : s);
     if (hasToolResult(cur.messages, toolCallId)) {
       known = true;
