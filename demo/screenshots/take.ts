@@ -42,6 +42,15 @@ async function send(page: Page, message: string): Promise<void> {
   await page.click('[data-testid="send-button"]');
 }
 
+/** Sends `message` and waits until the run paused on the question it asked; returns that card. */
+async function ask(page: Page, message: string) {
+  await send(page, message);
+  const asked = card(page);
+  await asked.locator('[part~="form"]').waitFor();
+  await page.locator('[data-testid="run-status"]', { hasText: 'paused' }).waitFor();
+  return asked;
+}
+
 /** Scrolls the chat so the bottom of the transcript (the newest card or reply) is in view. */
 async function showEnd(page: Page): Promise<void> {
   await page.evaluate(() => {
@@ -71,10 +80,7 @@ async function main(): Promise<void> {
   try {
     // (a) zh-CN: the tests question, multiple choice with "其他说明" filled in, before submitting.
     const zh = await openPage(chromium.browser, server.url, { lang: 'zh', locale: 'zh-CN', colorScheme: 'light' });
-    await send(zh, '发布前要跑哪些测试？');
-    const tests = card(zh);
-    await tests.locator('[part~="form"]').waitFor();
-    await zh.locator('[data-testid="run-status"]', { hasText: 'paused' }).waitFor();
+    const tests = await ask(zh, '发布前要跑哪些测试？');
     await option(tests, 'Unit').check();
     await option(tests, 'End-to-end').check();
     await tests.locator('[part~="custom-input"]').fill('e2e 只跑 Chromium，跳过 Redis 双实例');
@@ -113,10 +119,7 @@ async function main(): Promise<void> {
 
     // (d) en, dark colour scheme: the toggle question with two switches on.
     const en = await openPage(chromium.browser, server.url, { lang: 'en', locale: 'en-US', colorScheme: 'dark' });
-    await send(en, 'Which features should I enable?');
-    const features = card(en);
-    await features.locator('[part~="form"]').waitFor();
-    await en.locator('[data-testid="run-status"]', { hasText: 'paused' }).waitFor();
+    const features = await ask(en, 'Which features should I enable?');
     await option(features, 'New search').check();
     await option(features, 'Audit log').check();
     await showEnd(en);
