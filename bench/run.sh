@@ -4,6 +4,8 @@
 # is reported in the summary and makes the script exit non-zero after the table is printed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+bash tests/ensure-deps.sh || exit 1
+export PATH="$PWD/node_modules/.bin:$PATH"
 
 RESULTS=bench/results
 BUILD="$RESULTS/build"

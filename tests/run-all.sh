@@ -3,7 +3,10 @@
 # is the sum over all of them as `N passed, N failed`, which CI reads.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+bash tests/ensure-deps.sh || exit 1
 bash tests/ensure-tools.sh || exit 1
+# Node 24 from node_modules/.bin first, also when this script is run without npm.
+export PATH="$PWD/node_modules/.bin:$PATH"
 passed=0; failed=0; status=0
 logdir=$(mktemp -d)
 step() { # name, command...
