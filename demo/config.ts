@@ -1,5 +1,5 @@
 /**
- * The demo server's environment (CONTRACT.md §7), read and checked in one place so a wrong value fails at
+ * The demo server's environment (docs/protocol.md §7), read and checked in one place so a wrong value fails at
  * startup with a message naming the variable, not later inside a request.
  */
 export interface DemoConfig {

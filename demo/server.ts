@@ -1,5 +1,5 @@
 /**
- * `npm run demo`: the demo agent server — page and API on one port (CONTRACT.md §7). With no
+ * `npm run demo`: the demo agent server — page and API on one port (docs/protocol.md §7). With no
  * OPENAI_BASE_URL it starts the embedded scripted assistant on another loopback port and talks to it
  * through the same `openai` SDK path a real endpoint would take.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-mode answer rules of CONTRACT.md §4, as one pure function shared by the server (which checks the
+ * Per-mode answer rules of docs/protocol.md §4, as one pure function shared by the server (which checks the
  * stored form) and the widget (which checks before sending). No dependency: it ships in the browser.
  */
 import { isChoiceMode, type Mode } from './limits.js';

@@ -31,7 +31,7 @@ export interface AskUserKitOptions {
    * @default undefined (every caller may act on every session)
    */
   authorize?: Authorize;
-  /** Audit sink (CONTRACT.md §8); never receives free text. @default one JSON line per entry on stdout */
+  /** Audit sink (docs/protocol.md §8); never receives free text. @default one JSON line per entry on stdout */
   logger?: AuditLogger;
   /** Interval of the SSE `: ping` comment, ms; 0 turns it off. @default 15000 */
   heartbeatMs?: number;

@@ -1,5 +1,5 @@
 /**
- * Audit trail (CONTRACT.md §8): one structured entry per lifecycle event. Entries carry ids, times, the
+ * Audit trail (docs/protocol.md §8): one structured entry per lifecycle event. Entries carry ids, times, the
  * mode, selected option ids and the *length* of free text; the free text itself never enters an entry,
  * because audit logs travel further than the data they describe.
  */

@@ -1,5 +1,5 @@
 /**
- * Interception (CONTRACT.md §2): an `ask_user` tool call never reaches a tool executor. The coordinator
+ * Interception (docs/protocol.md §2): an `ask_user` tool call never reaches a tool executor. The coordinator
  * validates its arguments, records the pending interaction, announces it on the chat stream and tells
  * the loop to pause once the turn's ordinary tool calls have run. It also closes interactions that end
  * without an answer (expired, superseded), so the model's history never holds a call without a result.
@@ -65,7 +65,7 @@ export interface CoordinatorOptions {
 
 const CANCEL = { selections: [] as string[], customInput: '', cancelled: true };
 
-/** The `user_input_required` data of a record (CONTRACT.md §3). */
+/** The `user_input_required` data of a record (docs/protocol.md §3). */
 export function userInputRequiredOf(record: InteractionRecord): UserInputRequired {
   const { form } = record;
   const data: UserInputRequired = {

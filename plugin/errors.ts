@@ -1,5 +1,5 @@
 /**
- * The contract's error body (CONTRACT.md §4) as one error class, so a route can `throw` where it
+ * The contract's error body (docs/protocol.md §4) as one error class, so a route can `throw` where it
  * notices a problem and one place turns it into `{ error: { code, message, field?, receipt? } }`.
  */
 import type { ErrorBody, ErrorCode, ResolvedStatus } from './schema.js';

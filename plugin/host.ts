@@ -5,7 +5,7 @@
 import type { Answer, ChatEventMap, ChatEventName } from './schema.js';
 import type { InteractionRecord } from './store/types.js';
 
-/** A chat stream being written (CONTRACT.md §3). Writes after the client left are dropped silently. */
+/** A chat stream being written (docs/protocol.md §3). Writes after the client left are dropped silently. */
 export interface SseSink {
   send<E extends ChatEventName>(event: E, data: ChatEventMap[E]): void;
   /** A comment line (`: text`), e.g. the heartbeat. */
@@ -21,7 +21,7 @@ export interface ResumeContext {
   /** The interaction as claimed: `status` and `resolution` are final. */
   record: InteractionRecord;
   answer: Answer;
-  /** Exact ToolResult content for `record.toolCallId` (CONTRACT.md §4). */
+  /** Exact ToolResult content for `record.toolCallId` (docs/protocol.md §4). */
   toolResultContent: string;
   /** The continue response's stream. `interaction_resolved` is already written. */
   sse: SseSink;

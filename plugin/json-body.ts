@@ -1,5 +1,5 @@
 /**
- * The request body as JSON within the contract's 64 KiB (CONTRACT.md §4), for the plugin's routes and a
+ * The request body as JSON within the contract's 64 KiB (docs/protocol.md §4), for the plugin's routes and a
  * host's own JSON routes (the demo's `POST /api/chat`): every way a body can be wrong becomes an
  * AskUserError `invalid_request` with 400, 413 or 415, and the body itself is never quoted back.
  */

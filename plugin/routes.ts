@@ -1,5 +1,5 @@
 /**
- * `POST {prefix}/chat/continue` and `GET {prefix}/interactions/pending` (CONTRACT.md §4, §5).
+ * `POST {prefix}/chat/continue` and `GET {prefix}/interactions/pending` (docs/protocol.md §4, §5).
  *
  * Order of checks on continue, each before anything is consumed:
  *   body (400/413/415) → authorize (403 forbidden) → lookup (404) → owner (403 session_mismatch) →

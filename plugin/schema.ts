@@ -1,5 +1,5 @@
 /**
- * The one source of the wire contract (CONTRACT.md §1–5). The model's JSON Schema, the TypeScript
+ * The one source of the wire contract (docs/protocol.md §1–5). The model's JSON Schema, the TypeScript
  * types and every runtime check derive from these zod schemas; nothing restates a shape by hand.
  *
  * Runtime code in the browser must not import this file (it pulls in zod): the widget uses
@@ -35,7 +35,7 @@ const askUserArgsObject = z.object({
   submitLabel: text(LIMITS.submitLabel).optional().describe('提交按钮文案 / submit button text'),
 });
 
-/** Tool arguments as the model sends them, with the cross-field rules of CONTRACT.md §1. */
+/** Tool arguments as the model sends them, with the cross-field rules of docs/protocol.md §1. */
 export const askUserArgsSchema = askUserArgsObject.superRefine((args, ctx) => {
   const choice = (CHOICE_MODES as readonly string[]).includes(args.mode);
   if (!choice) return;
@@ -82,7 +82,7 @@ export type PendingInteraction = z.infer<typeof pendingInteractionSchema>;
 
 /**
  * The answer's own limits hold only for an answer: with `cancelled: true` selections and customInput are
- * ignored (CONTRACT.md §4), so a cancel is accepted whatever they hold (the 64 KiB body limit still bounds them).
+ * ignored (docs/protocol.md §4), so a cancel is accepted whatever they hold (the 64 KiB body limit still bounds them).
  */
 export const continueBodySchema = z
   .object({
@@ -128,7 +128,7 @@ export const doneSchema = z.object({ reason: z.enum(['completed', 'paused', 'can
 export type DoneReason = z.infer<typeof doneSchema>['reason'];
 export const errorEventSchema = z.object({ code: z.string(), message: z.string() });
 
-/** Content of the ToolResult for the original tool call (CONTRACT.md §4), keys in this order. */
+/** Content of the ToolResult for the original tool call (docs/protocol.md §4), keys in this order. */
 export const toolResultContentSchema = z.object({
   selections: z.array(z.string()),
   customInput: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The chat stream writer (CONTRACT.md §3). It takes the response over from Koa (`ctx.respond = false`)
+ * The chat stream writer (docs/protocol.md §3). It takes the response over from Koa (`ctx.respond = false`)
  * and writes to the socket itself, so no body-wrapping middleware (compression, ETag, body loggers) can
  * buffer or gzip the stream, and every event reaches the client when it is written.
  */

@@ -1,5 +1,5 @@
 /**
- * The `ask_user` tool as the model sees it (CONTRACT.md §1), generated from the zod schema, plus the
+ * The `ask_user` tool as the model sees it (docs/protocol.md §1), generated from the zod schema, plus the
  * fail-closed fallback for runtimes without an interactive coordinator.
  */
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-/** The ToolResult text written for the original `ask_user` tool call (CONTRACT.md §4). */
+/** The ToolResult text written for the original `ask_user` tool call (docs/protocol.md §4). */
 import type { Answer, ToolResultContent } from './schema.js';
 
 /** Exactly `{"selections":[...],"customInput":"...","cancelled":false}`, values as given, keys in order. */

@@ -1,5 +1,5 @@
 /**
- * Typed chat-stream events (CONTRACT.md §3) and the minimal-field checks that turn one SSE message into
+ * Typed chat-stream events (docs/protocol.md §3) and the minimal-field checks that turn one SSE message into
  * one of them. Shapes come from `plugin/schema.ts` as types only: zod never reaches the browser bundle,
  * so the checks here are deliberately small hand-written guards on the fields the widget relies on.
  */
@@ -22,8 +22,8 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
 const strings = (data: Record<string, unknown>, ...keys: string[]) => keys.every((k) => typeof data[k] === 'string');
 
 /**
- * What each event must carry before the widget acts on it. `user_input_required` follows the design
- * document §3 exactly (id, toolCallId, title, mode are strings); the others check what a consumer reads
+ * What each event must carry before the widget acts on it. `user_input_required` follows
+ * docs/protocol.md §3 exactly (id, toolCallId, title, mode are strings); the others check what a consumer reads
  * first, so a half-formed event is dropped instead of surfacing as `undefined` deep in rendering code.
  */
 const GUARDS: { [K in ChatEventName]: Guard } = {
@@ -40,7 +40,7 @@ export const CHAT_EVENT_NAMES = Object.keys(GUARDS) as ChatEventName[];
 export const isChatEventName = (name: unknown): name is ChatEventName =>
   typeof name === 'string' && Object.prototype.hasOwnProperty.call(GUARDS, name);
 
-/** True when `data` passes the design document's minimal check for a `user_input_required` payload. */
+/** True when `data` passes the minimal check of docs/protocol.md §3 for a `user_input_required` payload. */
 export const isUserInputRequired = (data: unknown): data is UserInputRequired =>
   isRecord(data) && GUARDS.user_input_required(data);
 

@@ -1,5 +1,5 @@
 /**
- * The widget's calls to the agent server (CONTRACT.md §4, §5, §7). HTTP refusals and network failures are
+ * The widget's calls to the agent server (docs/protocol.md §4, §5, §7). HTTP refusals and network failures are
  * values, not exceptions, for the two streaming calls: the card must show "already answered" or "expired"
  * as a state, and a `try` around every submit would hide which failure it was. `fetch` is injectable so a
  * host can add credentials or headers, and tests can drive it with real Responses. The calls themselves

@@ -1,5 +1,5 @@
 /**
- * Pure helpers between the card's controls and the wire answer (CONTRACT.md §4): reading a draft into
+ * Pure helpers between the card's controls and the wire answer (docs/protocol.md §4): reading a draft into
  * `{ selections, customInput, cancelled }`, checking it with the server's own rules, and the countdown
  * arithmetic. No DOM here, so each rule is tested directly.
  */
@@ -42,7 +42,7 @@ const KNOWN: readonly string[] = ['single', 'multiple', 'text', 'number', 'date'
 export const isChoice = (mode: string): boolean => CHOICE.includes(mode);
 export const isKnownMode = (mode: string): mode is Mode => KNOWN.includes(mode);
 
-/** The design document's minimal check (id, toolCallId, title, mode are strings); anything else is ignored. */
+/** The minimal check of docs/protocol.md §3 (id, toolCallId, title, mode are strings); anything else is ignored. */
 export const isAskUserRequest = (value: unknown): value is AskUserRequest => isUserInputRequired(value);
 
 const isText = (value: unknown): value is string => typeof value === 'string';

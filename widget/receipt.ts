@@ -1,5 +1,5 @@
 /**
- * What a closed card says, and how a failed submission maps onto it (CONTRACT.md §4 outcomes). Pure: the
+ * What a closed card says, and how a failed submission maps onto it (docs/protocol.md §4 outcomes). Pure: the
  * card renders these, tests check them directly.
  */
 import type { Answer, DoneReason, ErrorCode, ResolvedStatus } from '../plugin/schema.js';

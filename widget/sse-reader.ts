@@ -1,5 +1,5 @@
 /**
- * Reads a chat stream (CONTRACT.md §3) from a `fetch` Response. The chat endpoints are POSTs, which
+ * Reads a chat stream (docs/protocol.md §3) from a `fetch` Response. The chat endpoints are POSTs, which
  * `EventSource` cannot send, so the widget reads the body itself: bytes → TextDecoderStream (keeps a
  * multibyte character split across chunks whole) → eventsource-parser (line endings, comments, multi-line
  * `data:`) → `parseChatEvent` (JSON and minimal-field checks). What does not fit is skipped. That pipeline

@@ -301,7 +301,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     const lease = await leaseOrReport(sessionId, 0, sse, async (held) => (await states.get(sessionId))?.paused?.requestId === held.parkedOn);
     if (!lease) return;
     try {
-      // A new message closes the open card first (CONTRACT.md §6): its cancel+reason ToolResult goes in.
+      // A new message closes the open card first (docs/protocol.md §6): its cancel+reason ToolResult goes in.
       const closed = await getCoordinator().supersede(sessionId);
       if (closed?.resolution) {
         const { status, at } = closed.resolution;

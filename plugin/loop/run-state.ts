@@ -1,5 +1,5 @@
 /**
- * A session's run, persisted in the PendingStore next to its pending interaction (CONTRACT.md §7), so any
+ * A session's run, persisted in the PendingStore next to its pending interaction (docs/protocol.md §7), so any
  * instance sharing the store — or this one after a crash — continues it from exactly where it paused.
  * Every write is a compare-and-set on the store's version; a lost race re-reads and re-applies the change.
  */

@@ -16,7 +16,7 @@ export interface WriteOutcome {
   state?: RunState;
 }
 
-/** The ToolResult content a resolution stands for (CONTRACT.md §4). */
+/** The ToolResult content a resolution stands for (docs/protocol.md §4). */
 export function contentForResolution(resolution: Resolution): string {
   switch (resolution.status) {
     case 'answered':

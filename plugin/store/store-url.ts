@@ -1,5 +1,5 @@
 /**
- * The store URL forms `openStore` accepts (CONTRACT.md §7 `ASK_USER_STORE`), parsed once so each backend
+ * The store URL forms `openStore` accepts (docs/protocol.md §7 `ASK_USER_STORE`), parsed once so each backend
  * gets clean parts and an unknown form fails with one helpful message.
  */
 import { StoreError } from './store-errors.js';

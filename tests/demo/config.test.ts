@@ -1,4 +1,4 @@
-/** The demo's environment (CONTRACT.md §7): defaults, and a clear error for a wrong value. */
+/** The demo's environment (docs/protocol.md §7): defaults, and a clear error for a wrong value. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readDemoConfig } from '../../demo/config.js';

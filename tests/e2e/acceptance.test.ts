@@ -1,5 +1,5 @@
 /**
- * The acceptance suite of the design document's §6.4, end to end: Chromium drives the chat page of the real
+ * The acceptance suite of docs/protocol.md, Acceptance, run end to end: Chromium drives the chat page of the real
  * demo server (a child process) whose model is a scripted OpenAI-compatible server started per case. One
  * file, so the whole suite shares one browser; each case has its own context, server, store and evidence
  * folder under .evidence/e2e/.

@@ -1,6 +1,6 @@
 /**
  * kill -9 while the run held its session lease (after the paused state was saved), with the loop's
- * default 15 s lease, then an immediate restart and the user's answer. CONTRACT.md §6: "with persisted
+ * default 15 s lease, then an immediate restart and the user's answer. docs/protocol.md §6: "with persisted
  * run state, the run resumes exactly where it paused". The lease of the dead process must not turn the
  * accepted answer into a `session_busy` error — the answer is consumed by then, so the user cannot retry,
  * and the run would stay stopped until the lease lapses and the user writes again.

@@ -1,7 +1,7 @@
 /**
  * A duplicate submission that read the record while it was still pending, and reaches the host's
  * resumability check only after the first submission was claimed and resumed. The contract's answer is
- * 409 `already_answered` with the first answer's receipt (CONTRACT.md §4: "each request is consumed
+ * 409 `already_answered` with the first answer's receipt (docs/protocol.md §4: "each request is consumed
  * exactly once … already answered → 409 already_answered + receipt"); `not_resumable` would tell a user
  * who double-clicked that the server restarted. The read is held back by a store proxy, so the
  * interleaving that four processes hit by chance (races-processes.test.ts) happens every time here.

@@ -1,4 +1,4 @@
-/** Audit (CONTRACT.md §8): one entry per event, ids and lengths only, never the user's free text. */
+/** Audit (docs/protocol.md §8): one entry per event, ids and lengths only, never the user's free text. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AUDIT_EVENTS, consoleAuditLogger, safeAuditLogger } from '../../plugin/index.js';

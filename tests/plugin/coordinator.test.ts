@@ -1,4 +1,4 @@
-/** Interception (CONTRACT.md §1–2): validation before anything reaches a user, one question per turn. */
+/** Interception (docs/protocol.md §1–2): validation before anything reaches a user, one question per turn. */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAskUserKit, memoryAuditLogger, openStore, parseAskUserArguments, type AskUserKit, type PendingStore, type SseSink, type ChatEventName } from '../../plugin/index.js';

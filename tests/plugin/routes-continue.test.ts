@@ -1,4 +1,4 @@
-/** Every row of the CONTRACT.md §4 outcome table, over real HTTP, on each store backend. */
+/** Every row of the docs/protocol.md §4 outcome table, over real HTTP, on each store backend. */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { StoreUnavailableError } from '../../plugin/index.js';

@@ -1,4 +1,4 @@
-/** GET /api/interactions/pending (CONTRACT.md §5): restore after a refresh, expiry receipts, authorization. */
+/** GET /api/interactions/pending (docs/protocol.md §5): restore after a refresh, expiry receipts, authorization. */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { answer, errorOf, SINGLE, startApp, type TestApp } from './harness.js';

@@ -1,4 +1,4 @@
-/** The chat stream writer (CONTRACT.md §3) over real HTTP: headers, framing, heartbeat, disconnect. */
+/** The chat stream writer (docs/protocol.md §3) over real HTTP: headers, framing, heartbeat, disconnect. */
 import { describe, it, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';

@@ -75,7 +75,7 @@ describe('problemKey', () => {
 });
 
 describe('isAskUserRequest', () => {
-  it('needs string id, toolCallId, title and mode (design document §3)', () => {
+  it('needs string id, toolCallId, title and mode (docs/protocol.md §3)', () => {
     equal(isAskUserRequest({ id: 'a', toolCallId: 'b', title: 'c', mode: 'single' }), true);
     equal(isAskUserRequest({ id: 'a', toolCallId: 'b', title: 'c' }), false);
     equal(isAskUserRequest({ id: 1, toolCallId: 'b', title: 'c', mode: 'single' }), false);

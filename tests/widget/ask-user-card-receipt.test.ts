@@ -1,4 +1,4 @@
-/** widget/receipt.ts: every refusal of CONTRACT.md §4 leads to one thing the user can do. */
+/** widget/receipt.ts: every refusal of docs/protocol.md §4 leads to one thing the user can do. */
 import { describe, it } from './helpers/bdd.js';
 import { deepEqual, equal } from './helpers/expect.js';
 import { failureFromThrown, failureOutcome, receiptForAnswer, selectionLabels } from '../../widget/receipt.js';

@@ -1,6 +1,6 @@
 /**
  * The card's life: pending → submitting → read-only receipt; cancel; expiry (given, and counted down);
- * a run that cannot resume; every refusal of CONTRACT.md §4 in words; and the host's own submission
+ * a run that cannot resume; every refusal of docs/protocol.md §4 in words; and the host's own submission
  * through `ask-user-submit`, `markSubmitted`, `showError`, `markResolved`.
  */
 import { describe, it, afterEach } from './helpers/bdd.js';
@@ -110,7 +110,7 @@ describe('expiry', () => {
   });
 
   it('a GET pending object with status "expired" and resumable: false is a timeout receipt, not the restart notice', async () => {
-    // What the server returns for an expired card (CONTRACT.md §5): the run is over, so resumable is false.
+    // What the server returns for an expired card (docs/protocol.md §5): the run is over, so resumable is false.
     // The status is what happened; resumable only says whether the run could go on.
     for (const expiresAt of [new Date(Date.now() - 60_000).toISOString(), new Date(Date.now() + 60_000).toISOString()]) {
       const { card, calls } = await mount(single({ status: 'expired', resumable: false, expiresAt }));

@@ -33,7 +33,7 @@ describe('chat-events', () => {
     for (const raw of ['', '{', '{"reason":}', 'undefined', "{'reason':'done'}"]) equal(parseChatEvent('done', raw), null, raw);
   });
 
-  it('checks user_input_required by the four fields of the design document §3', () => {
+  it('checks user_input_required by the four fields of docs/protocol.md §3', () => {
     equal(isUserInputRequired(userInputRequired), true);
     equal(isUserInputRequired({ id: 'a', toolCallId: 'b', title: 'c', mode: 'd' }), true);
     for (const field of ['id', 'toolCallId', 'title', 'mode']) {

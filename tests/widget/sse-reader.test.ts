@@ -120,7 +120,7 @@ describe('readChatEvents', () => {
       });
     }
 
-    it('accepts user_input_required with only the four required strings (design document §3)', async () => {
+    it('accepts user_input_required with only the four required strings (docs/protocol.md §3)', async () => {
       const minimal = { id: 'ask_x', toolCallId: 'call_x', title: 'Q', mode: 'text' };
       deepEqual(await read([frame('user_input_required', minimal)]), [{ event: 'user_input_required', data: minimal }]);
     });

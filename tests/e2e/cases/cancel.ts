@@ -1,4 +1,4 @@
-/** §6.4 row 3: cancel — the ToolResult says cancelled, the task stops, and the model is not called again (no re-asking). */
+/** docs/protocol.md, Acceptance row 3: cancel — the ToolResult says cancelled, the task stops, and the model is not called again (no re-asking). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCase } from '../helpers/acceptance-case.js';

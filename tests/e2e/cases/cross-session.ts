@@ -1,4 +1,4 @@
-/** §6.4 row 5: cross-session submission — refused 403 session_mismatch; the owning session is untouched and still answerable. */
+/** docs/protocol.md, Acceptance row 5: cross-session submission — refused 403 session_mismatch; the owning session is untouched and still answerable. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCase } from '../helpers/acceptance-case.js';

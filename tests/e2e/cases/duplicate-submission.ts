@@ -1,4 +1,4 @@
-/** §6.4 row 4: duplicate submission — the second is refused 409 with the first answer's receipt, and no second ToolResult exists. */
+/** docs/protocol.md, Acceptance row 4: duplicate submission — the second is refused 409 with the first answer's receipt, and no second ToolResult exists. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCase } from '../helpers/acceptance-case.js';

@@ -1,4 +1,4 @@
-/** Expiry (CONTRACT.md §6): past ASK_USER_TTL_MS the card shows the timeout receipt, the server closes and audits it, and the model later gets the expired ToolResult. */
+/** Expiry (docs/protocol.md §6): past ASK_USER_TTL_MS the card shows the timeout receipt, the server closes and audits it, and the model later gets the expired ToolResult. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCase } from '../helpers/acceptance-case.js';

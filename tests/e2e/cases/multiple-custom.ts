@@ -1,4 +1,4 @@
-/** §6.4 row 2: multiple + custom input — selections[] and customInput reach the ToolResult verbatim; the receipt shows them. */
+/** docs/protocol.md, Acceptance row 2: multiple + custom input — selections[] and customInput reach the ToolResult verbatim; the receipt shows them. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCase } from '../helpers/acceptance-case.js';

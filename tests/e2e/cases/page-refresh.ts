@@ -1,4 +1,4 @@
-/** §6.4 row 6: page refresh — GET pending restores the card; submitting continues the run. */
+/** docs/protocol.md, Acceptance row 6: page refresh — GET pending restores the card; submitting continues the run. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCase } from '../helpers/acceptance-case.js';

@@ -1,5 +1,5 @@
 /**
- * §6.4 row 7: service restart, each behaviour named as what it is — never "resume" for a re-run:
+ * docs/protocol.md, Acceptance row 7: service restart, each behaviour named as what it is — never "resume" for a re-run:
  *  - exact resume on a persistent store (SQLite, persistent host): kill -9, start again, reload, answer →
  *    the model receives the original history plus the ToolResult, exactly once;
  *  - a run whose state was lost (in-process host on SQLite: the form survived, the run did not): the card

@@ -1,4 +1,4 @@
-/** §6.4 row 1: single choice — raw SSE carries user_input_required; the same toolCallId gets its ToolResult; the model continues. */
+/** docs/protocol.md, Acceptance row 1: single choice — raw SSE carries user_input_required; the same toolCallId gets its ToolResult; the model continues. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCase } from '../helpers/acceptance-case.js';

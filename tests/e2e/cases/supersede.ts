@@ -1,4 +1,4 @@
-/** Supersede (CONTRACT.md §6): a new message while a card is open closes it as superseded; the model sees the closed ToolResult, then the new message. */
+/** Supersede (docs/protocol.md §6): a new message while a card is open closes it as superseded; the model sees the closed ToolResult, then the new message. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCase } from '../helpers/acceptance-case.js';

@@ -1,5 +1,5 @@
 /**
- * Requests for every mode, as the server sends them in `user_input_required` (CONTRACT.md §3), and the
+ * Requests for every mode, as the server sends them in `user_input_required` (docs/protocol.md §3), and the
  * little DOM plumbing the card tests share: mounting, shadow queries, typing and clicking.
  */
 import type { AskUserCard, AskUserRequest } from '../../../widget/ask-user-card.js';

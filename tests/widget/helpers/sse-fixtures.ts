@@ -54,7 +54,7 @@ export function frame(event: string, data: unknown, eol = '\n'): string {
   return `event: ${event}${eol}data: ${typeof data === 'string' ? data : JSON.stringify(data)}${eol}${eol}`;
 }
 
-/** A whole accepted-answer stream in contract order (CONTRACT.md §4), with heartbeats between frames. */
+/** A whole accepted-answer stream in contract order (docs/protocol.md §4), with heartbeats between frames. */
 export function acceptedStream(eol = '\n'): string {
   return [
     `: ping${eol}`,
