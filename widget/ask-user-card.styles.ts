@@ -71,11 +71,17 @@ export const cardStyles = css`
     padding: calc(var(--_gap) * 1.25);
     overflow-wrap: anywhere;
   }
-  :focus-visible {
+  :focus-visible,
+  .base:has(> form > fieldset:focus-visible, > .receipt:focus-visible) {
     outline: 2px solid var(--ask-user-focus-ring-color, var(--_focus));
     outline-offset: 2px;
   }
-  /* Programmatic focus lands on the fieldset, the receipt and the error box; a ring would only distract. */
+  /*
+   * Focus moves to the fieldset or the receipt when the card appears or closes, for screen readers. Their
+   * own ring would be a square inside the rounded card; the card's box shows it instead (rule above).
+   */
+  fieldset:focus,
+  .receipt:focus,
   [tabindex='-1']:focus:not(:focus-visible) {
     outline: none;
   }
@@ -124,6 +130,7 @@ export const cardStyles = css`
     gap: calc(var(--_gap) * 0.5);
   }
   .option {
+    position: relative;
     display: grid;
     grid-template-columns: auto 1fr;
     column-gap: 0.625rem;
@@ -141,6 +148,12 @@ export const cardStyles = css`
   }
   .option label {
     cursor: pointer;
+  }
+  /* The label covers its whole bordered box, so a tap on the description or the padding selects it too. */
+  .option label::after {
+    content: '';
+    position: absolute;
+    inset: 0;
   }
   .option-description {
     grid-column: 2;
@@ -213,6 +226,8 @@ export const cardStyles = css`
     display: block;
     width: 100%;
     font: inherit;
+    /* iOS zooms the page into any field under 16px when it takes focus. */
+    font-size: max(16px, 1em);
     color: var(--_c-fg);
     background: var(--_c-field);
     border: 1px solid var(--_c-muted);
@@ -282,10 +297,10 @@ export const cardStyles = css`
   .receipt-status {
     font-weight: 600;
   }
-  [data-kind='answered'] .receipt-status,
-  [data-kind='elsewhere'] .receipt-status {
+  [data-kind='answered'] .receipt-status {
     color: var(--ask-user-success-color, var(--_success));
   }
+  .late,
   [data-kind='expired'] .receipt-status,
   [data-kind='not-resumable'] .receipt-status,
   [data-kind='gone'] .receipt-status,

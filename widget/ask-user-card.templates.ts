@@ -23,6 +23,43 @@ type Key = keyof AskUserStrings;
 /** The note of an answered receipt once its run ended, per `done` reason. */
 export const RUN_NOTES: Readonly<Record<DoneReason, Key>> = { completed: 'runCompleted', paused: 'runPaused', cancelled: 'runCancelled', error: 'runError' };
 
+/** What happens next, under a receipt's status. */
+export function receiptNoteKey({ kind, runEnded }: Receipt): Key | undefined {
+  return kind === 'answered' ? (runEnded ? RUN_NOTES[runEnded] : 'continuing') : kind === 'cancelled' ? 'cancelledAction' : kind === 'expired' ? 'expiredAction' : undefined;
+}
+
+const formatTime = (iso: string, locale: AskUserLocale): string => {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'medium' }).format(t);
+};
+
+/**
+ * The read-only receipt. One template for the live card and for a host redrawing a question that closed
+ * before a reload (the demo's history), so both say and look the same; put it inside `cardStyles`.
+ */
+export function receiptTemplate(req: Pick<AskUserRequest, 'title' | 'mode' | 'options'>, r: Receipt, s: AskUserStrings, locale: AskUserLocale): TemplateResult {
+  const note = receiptNoteKey(r);
+  const choice = isChoice(req.mode);
+  const typed = r.customInput ?? '';
+  const labels = r.selections ? selectionLabels(req, r.selections) : [];
+  const showAnswer = (r.kind === 'answered' || r.kind === 'elsewhere') && (r.selections !== undefined || r.customInput !== undefined);
+  return html`<div part="receipt" class="receipt" data-kind=${r.kind} tabindex="-1" role="group" aria-labelledby="receipt-status">
+    <p part="receipt-question" class="receipt-question">${req.title}</p>
+    ${r.late ? html`<p part="receipt-note" class="receipt-note late">${s.lateAnswerNotUsed}</p>` : nothing}
+    <p part="receipt-status" class="receipt-status" id="receipt-status">${formatMessage(s[receiptTitleKey(r.kind)], { mode: req.mode })}</p>
+    ${showAnswer
+      ? html`<dl part="receipt-answer" class="receipt-answer">
+          ${choice ? html`<dt>${s.receiptSelections}</dt><dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>` : nothing}
+          ${typed || !choice ? html`<dt>${s.receiptCustom}</dt><dd>${typed || s.receiptNothing}</dd>` : nothing}
+        </dl>`
+      : nothing}
+    ${r.at
+      ? html`<p part="receipt-time" class="receipt-time"><time datetime=${r.at}>${formatMessage(s.receiptAt, { time: formatTime(r.at, locale) })}</time></p>`
+      : nothing}
+    ${note ? html`<p part="receipt-note" class="receipt-note" data-run=${r.runEnded ?? nothing}>${s[note]}</p>` : nothing}
+  </div>`;
+}
+
 /** Shown while the countdown is under this, so the last minute stands out. */
 const SOON_MS = 60_000;
 
@@ -60,6 +97,9 @@ export abstract class AskUserCardView extends LitElement {
   protected declare _sent?: Answer;
   protected _s: AskUserStrings = resolveStrings(DEFAULT_LOCALE);
   protected _locale: AskUserLocale = DEFAULT_LOCALE;
+
+  private declare _failuresOf?: string;
+  private _mayHaveLanded = false;
 
   /** Where focus goes after the next render: set by whatever changed what the user should look at. */
   protected declare _focusNext?: 'question' | 'receipt' | 'invalid' | 'server-error';
@@ -108,12 +148,14 @@ export abstract class AskUserCardView extends LitElement {
 
   /** Shows the read-only receipt and says so in the live region. */
   protected _close(receipt: Receipt, focus: boolean): void {
+    // After a failure that may have reached the server, the first answer may well be this card's own.
+    if (receipt.late && (this._mayHaveLanded || !this._sent)) receipt = { ...receipt, late: undefined };
     this._phase = 'closed';
     this._receipt = receipt;
     this._invalid = this._failure = undefined;
-    const title = this._message(receiptTitleKey(receipt.kind));
     const note = this._noteKey(receipt);
-    this._announce(note ? `${title}${this._locale === 'en' ? '. ' : '。'}${this._s[note]}` : title);
+    const said = [receipt.late && this._s.lateAnswerNotUsed, this._message(receiptTitleKey(receipt.kind)), note && this._s[note]].filter(Boolean);
+    this._announce(said.join(this._locale === 'en' ? '. ' : '。'));
     if (focus) this._focusNext = 'receipt';
   }
 
@@ -122,8 +164,16 @@ export abstract class AskUserCardView extends LitElement {
     this._announcement = text === this._announcement ? `${text}\u00a0` : text;
   }
 
-  /** Moves focus where the last change asked for it, once the DOM shows it. */
+  /**
+   * Moves focus where the last change asked for it, once the DOM shows it; and notes a retryable failure
+   * (network, 503), after which a 409 may be this card's own earlier answer rather than someone else's.
+   */
   protected override updated(): void {
+    if (this._req?.id !== this._failuresOf) {
+      this._failuresOf = this._req?.id;
+      this._mayHaveLanded = false;
+    }
+    if (this._failure?.retry) this._mayHaveLanded = true;
     const target = this._focusNext;
     if (!target) return;
     this._focusNext = undefined;
@@ -144,8 +194,8 @@ export abstract class AskUserCardView extends LitElement {
   }
 
   /** What happens next, under a receipt's status. */
-  protected _noteKey({ kind, runEnded }: Receipt): Key | undefined {
-    return kind === 'answered' ? (runEnded ? RUN_NOTES[runEnded] : 'continuing') : kind === 'cancelled' ? 'cancelledAction' : kind === 'expired' ? 'expiredAction' : undefined;
+  protected _noteKey(r: Receipt): Key | undefined {
+    return receiptNoteKey(r);
   }
 
   /** The validation message of `field`, or '' when it is fine. */
@@ -197,7 +247,8 @@ export abstract class AskUserCardView extends LitElement {
   private _renderOptions(req: AskUserRequest, error: string): TemplateResult {
     const s = this._s;
     const toggle = req.mode === 'toggle';
-    const hint = req.mode === 'multiple' ? s.multipleHint : toggle ? s.toggleHint : '';
+    // A field's error replaces its hint: the two would say nearly the same thing one above the other.
+    const hint = error ? '' : req.mode === 'multiple' ? s.multipleHint : toggle ? s.toggleHint : '';
     const picked = new Set(this._draft.selected);
     return html`<div part="options" class="options">
         ${(req.options ?? []).map(
@@ -230,7 +281,7 @@ export abstract class AskUserCardView extends LitElement {
     const s = this._s;
     const { mode } = req;
     const error = this._errorText('customInput');
-    const hint = mode === 'number' ? s.numberHint : mode === 'date' ? s.dateHint : mode === 'directory' ? s.directoryHint : '';
+    const hint = error ? '' : mode === 'number' ? s.numberHint : mode === 'date' ? s.dateHint : mode === 'directory' ? s.directoryHint : '';
     const describedBy = ids(req.description && 'description', hint && 'hint', error && 'error-customInput');
     const invalid = error ? 'true' : nothing;
     const directory = mode === 'directory';
@@ -309,30 +360,6 @@ export abstract class AskUserCardView extends LitElement {
   }
 
   private _renderReceipt(req: AskUserRequest, r: Receipt): TemplateResult {
-    const s = this._s;
-    const note = this._noteKey(r);
-    const choice = isChoice(req.mode);
-    const typed = r.customInput ?? '';
-    const labels = r.selections ? selectionLabels(req, r.selections) : [];
-    const showAnswer = (r.kind === 'answered' || r.kind === 'elsewhere') && (r.selections !== undefined || r.customInput !== undefined);
-    return html`<div part="receipt" class="receipt" data-kind=${r.kind} tabindex="-1" role="group" aria-labelledby="receipt-status">
-      <p part="receipt-question" class="receipt-question">${req.title}</p>
-      <p part="receipt-status" class="receipt-status" id="receipt-status">${this._message(receiptTitleKey(r.kind))}</p>
-      ${showAnswer
-        ? html`<dl part="receipt-answer" class="receipt-answer">
-            ${choice ? html`<dt>${s.receiptSelections}</dt><dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>` : nothing}
-            ${typed || !choice ? html`<dt>${s.receiptCustom}</dt><dd>${typed || s.receiptNothing}</dd>` : nothing}
-          </dl>`
-        : nothing}
-      ${r.at
-        ? html`<p part="receipt-time" class="receipt-time"><time datetime=${r.at}>${formatMessage(s.receiptAt, { time: this._formatTime(r.at) })}</time></p>`
-        : nothing}
-      ${note ? html`<p part="receipt-note" class="receipt-note" data-run=${r.runEnded ?? nothing}>${s[note]}</p>` : nothing}
-    </div>`;
-  }
-
-  private _formatTime(iso: string): string {
-    const t = Date.parse(iso);
-    return Number.isNaN(t) ? iso : new Intl.DateTimeFormat(this._locale, { dateStyle: 'medium', timeStyle: 'medium' }).format(t);
+    return receiptTemplate(req, r, this._s, this._locale);
   }
 }

@@ -20,6 +20,11 @@ export interface Receipt {
   customInputLength?: number;
   /** How the run this answer continued ended (`markRunEnded`); unset while it runs. */
   runEnded?: DoneReason;
+  /**
+   * This card's answer reached a question that was already closed (409): it was not used, and the receipt
+   * shows the first resolution instead. Dropped by the card when its own earlier attempt may have landed.
+   */
+  late?: true;
 }
 
 /** The error half of a continue result (`{ ok: false, status, error }`), as the client returns it. */
@@ -66,7 +71,7 @@ export function failureOutcome(failure: SubmitFailure): FailureOutcome {
   if (code === 'already_answered') {
     const r = failure.error?.receipt;
     const first = r?.status && RESOLVED.includes(r.status) ? (r.status as ResolvedStatus) : 'answered';
-    return { kind: 'receipt', receipt: { kind: first === 'answered' ? 'elsewhere' : first, at: r?.at } };
+    return { kind: 'receipt', receipt: { kind: first === 'answered' ? 'elsewhere' : first, at: r?.at, late: true } };
   }
   if (code === 'expired' || (!code && status === 410)) return { kind: 'receipt', receipt: { kind: 'expired' } };
   if (code === 'not_resumable') return { kind: 'receipt', receipt: { kind: 'not-resumable' } };

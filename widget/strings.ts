@@ -49,6 +49,8 @@ export interface AskUserStrings {
   receiptSuperseded: string;
   /** 409 already_answered: the first answer was made earlier (another tab, another device, a lost response). */
   receiptAnsweredElsewhere: string;
+  /** Under a 409 receipt: this card's own answer came after the question closed and was not used. */
+  lateAnswerNotUsed: string;
   receiptGone: string;
   receiptSelections: string;
   receiptCustom: string;
@@ -76,6 +78,8 @@ export interface AskUserStrings {
   errorUnavailable: string;
   errorNetwork: string;
   errorUnknown: string;
+  /** Submit found nothing to send the answer: no provider, `endpoint` or `onSubmit`, and no host took `ask-user-submit`. */
+  errorNoSubmitter: string;
   /** Prefix of the server's own message, shown under the localized one. */
   errorDetail: string;
 }
@@ -93,7 +97,7 @@ const zhCN: AskUserStrings = {
   otherPlaceholder: '可选：补充选项之外的内容',
   textPlaceholder: '请输入回答',
   numberHint: '请输入数字，例如 42 或 -3.5',
-  dateHint: '日期格式：年-月-日',
+  dateHint: '点选日期，或按输入框显示的顺序输入',
   directoryHint: '请输入相对于工作区的路径，例如 src/components（不能以 / 开头，不能包含 ..）',
   directoryPlaceholder: 'src/components',
   toggleHint: '至少开启一项',
@@ -107,7 +111,7 @@ const zhCN: AskUserStrings = {
   unknownOption: '所选项已不在选项列表中，请重新选择',
   textRequired: '请填写回答',
   notANumber: '请输入有效的数字，例如 42 或 -3.5',
-  notADate: '请输入有效的日期（年-月-日）',
+  notADate: '请输入有效的日期',
   notARelativePath: '请输入相对于工作区的路径：不能以 /、\\ 或 ~ 开头，不能带盘符，不能包含 ..',
   customNotAllowed: '此问题不接受自由填写',
   tooLong: '内容过长：最多 {max} 个字符',
@@ -116,6 +120,7 @@ const zhCN: AskUserStrings = {
   receiptExpired: '已超时',
   receiptSuperseded: '已被新消息取代',
   receiptAnsweredElsewhere: '此问题已经回答过（可能在其他窗口）',
+  lateAnswerNotUsed: '你在这里的回答未被采用：此问题之前已有结果，如下。',
   receiptGone: '此问题已不存在',
   receiptSelections: '选择',
   receiptCustom: '填写',
@@ -137,6 +142,7 @@ const zhCN: AskUserStrings = {
   errorUnavailable: '服务暂时不可用，你的回答尚未提交，可以稍后重试。',
   errorNetwork: '网络连接失败，你的回答尚未提交，请检查网络后重试。',
   errorUnknown: '提交失败，请稍后重试。',
+  errorNoSubmitter: '无法发送回答：此页面没有为卡片设置提交方式。你的回答尚未提交。',
   errorDetail: '详情：',
 };
 
@@ -151,7 +157,7 @@ const en: AskUserStrings = {
   otherPlaceholder: 'Optional: anything the options do not cover',
   textPlaceholder: 'Type your answer',
   numberHint: 'Enter a number, such as 42 or -3.5',
-  dateHint: 'Date as year-month-day',
+  dateHint: 'Pick a date, or type it in the order the field shows',
   directoryHint: 'A path relative to the workspace, such as src/components (no leading /, no ..)',
   directoryPlaceholder: 'src/components',
   toggleHint: 'Turn on at least one',
@@ -165,7 +171,7 @@ const en: AskUserStrings = {
   unknownOption: 'A chosen option is no longer offered; choose again',
   textRequired: 'An answer is required',
   notANumber: 'Enter a valid number, such as 42 or -3.5',
-  notADate: 'Enter a valid date (year-month-day)',
+  notADate: 'Enter a valid date',
   notARelativePath: 'Enter a path relative to the workspace: no leading /, \\ or ~, no drive letter, no ..',
   customNotAllowed: 'This question takes no free text',
   tooLong: 'Too long: at most {max} characters',
@@ -174,6 +180,7 @@ const en: AskUserStrings = {
   receiptExpired: 'Timed out',
   receiptSuperseded: 'Replaced by a newer message',
   receiptAnsweredElsewhere: 'This question was already answered (perhaps in another window)',
+  lateAnswerNotUsed: 'Your answer here was not used: the question already had an outcome, shown below.',
   receiptGone: 'This question no longer exists',
   receiptSelections: 'Chosen',
   receiptCustom: 'Typed',
@@ -195,6 +202,7 @@ const en: AskUserStrings = {
   errorUnavailable: 'The service is temporarily unavailable. Your answer was not submitted; you can retry shortly.',
   errorNetwork: 'The network request failed. Your answer was not submitted; check your connection and retry.',
   errorUnknown: 'Submitting failed; please try again later.',
+  errorNoSubmitter: 'This answer cannot be sent: the page has not set up a way to submit it. Nothing was sent.',
   errorDetail: 'Details: ',
 };
 

@@ -10,10 +10,10 @@ describe('failureOutcome', () => {
   it('409 already_answered becomes the first answer receipt', () => {
     deepEqual(outcome(409, 'already_answered', { receipt: { requestId: 'r', toolCallId: 't', status: 'answered', at: 'T' } }), {
       kind: 'receipt',
-      receipt: { kind: 'elsewhere', at: 'T' },
+      receipt: { kind: 'elsewhere', at: 'T', late: true },
     });
-    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'expired', at: 'T' } }), { kind: 'receipt', receipt: { kind: 'expired', at: 'T' } });
-    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'bogus' } }), { kind: 'receipt', receipt: { kind: 'elsewhere', at: undefined } });
+    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'expired', at: 'T' } }), { kind: 'receipt', receipt: { kind: 'expired', at: 'T', late: true } });
+    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'bogus' } }), { kind: 'receipt', receipt: { kind: 'elsewhere', at: undefined, late: true } });
   });
 
   it('maps the terminal codes to receipts', () => {
