@@ -20,7 +20,8 @@ export type { DoneReason } from '../plugin/schema.js';
  * How an answer leaves the card, first match wins: `ask-user-submit` is fired (cancelable; prevented →
  * the host submits and reports back with `markSubmitted()` / `showError()`); else `onSubmit` is called;
  * else, under an `<ask-user-provider>` or with its own `endpoint`, the card posts through
- * `submitUserInput` and fires `ask-user-continued`; else it waits in "submitting" for the host.
+ * `submitUserInput` and fires `ask-user-continued`; else it says it cannot send the answer (and fires
+ * `ask-user-error` with code `no_submitter`) instead of waiting in "submitting" for nobody.
  * Nothing is sent for an answer the server's rules refuse, nor for `resumable: false`.
  *
  * Public methods: `markSubmitted(at?)`, `markResolved(interactionResolved)`, `showError(result)`, and
@@ -335,7 +336,7 @@ export class AskUserCard extends AskUserCardView {
       return;
     }
 
-    if (!provided && this.endpoint === undefined) return; // The host listens to ask-user-submit.
+    if (!provided && this.endpoint === undefined) return this._cannotSend(req);
     if (!sessionId) {
       const message = 'No sessionId: set it on the request, on the card (session-id) or on <ask-user-provider session-id>.';
       return this._applyFailure({ status: 400, error: { code: 'invalid_request', message } }, true);
@@ -349,6 +350,24 @@ export class AskUserCard extends AskUserCardView {
     accepted();
     const { response, events } = result;
     this.dispatchEvent(new AskUserContinuedEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, answer, response, events }));
+  }
+
+  /**
+   * Nothing can send this answer: no provider, no `endpoint`, no `onSubmit`, and no listener took
+   * `ask-user-submit` with `preventDefault()`. Waiting in "submitting" would wait for ever, so the card
+   * says so. Decided when the user submits, not when the card appears: a provider may still come (the
+   * context root in context.ts hands a late provider to the card), so the form stays open with the
+   * message, and the next submit uses whatever provider or endpoint is there by then.
+   */
+  private _cannotSend(req: AskUserRequest): void {
+    const message = 'Nothing can send this answer: no <ask-user-provider>, endpoint or onSubmit, and no ask-user-submit listener called preventDefault().';
+    const failure: SubmitFailure = { error: { code: 'no_submitter', message } };
+    const outcome = { kind: 'error', key: 'errorNoSubmitter', retry: false } as const;
+    this._phase = 'pending';
+    this._failure = outcome;
+    this._announce(this._message(outcome.key));
+    this._focusNext = 'server-error';
+    this.dispatchEvent(new AskUserErrorEvent({ requestId: req.id, failure, outcome }));
   }
 
   private _applyFailure(failure: SubmitFailure, fromCard: boolean): void {
@@ -367,7 +386,9 @@ export class AskUserCard extends AskUserCardView {
   }
 }
 
-customElements.define('ask-user-card', AskUserCard);
+// A second copy of the widget on the page (the other bundle, another version) finds the tag taken and
+// leaves it: the first copy's element serves the page, and the shared context key keeps them compatible.
+if (!customElements.get('ask-user-card')) customElements.define('ask-user-card', AskUserCard);
 
 declare global {
   interface HTMLElementTagNameMap {

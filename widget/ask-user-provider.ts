@@ -50,7 +50,8 @@ export class AskUserProvider extends LitElement {
   }
 }
 
-customElements.define('ask-user-provider', AskUserProvider);
+// As for <ask-user-card>: a second copy of the widget on the page leaves the first one's element in place.
+if (!customElements.get('ask-user-provider')) customElements.define('ask-user-provider', AskUserProvider);
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -221,7 +221,7 @@ describe('without a provider', () => {
     equal(net.sent[0]!.url, '/x/chat/continue', 'url');
   });
 
-  it('with neither endpoint nor onSubmit the card only fires ask-user-submit and waits for the host', async () => {
+  it('with neither endpoint nor onSubmit, and no host taking ask-user-submit, the card fires it and then says it cannot send', async () => {
     const original = window.fetch;
     let fetched = 0;
     window.fetch = (() => {
@@ -237,7 +237,9 @@ describe('without a provider', () => {
       await settle(card);
       equal(submitted, 1, 'event');
       equal(fetched, 0, 'no fetch');
-      equal(textOf(card, '[part~="submit-button"]'), '正在提交…', 'waiting');
+      // Listening without preventDefault() is not taking the submission: no one would end "submitting".
+      equal(textOf(card, '[part~="server-error"] p'), '无法发送回答：此页面没有为卡片设置提交方式。你的回答尚未提交。', 'says it cannot send');
+      equal(textOf(card, '[part~="submit-button"]'), '继续', 'the form is open again');
       card.markSubmitted();
       await card.updateComplete;
       equal(textOf(card, '[part~="receipt-status"]'), '已提交', 'host confirmed');
