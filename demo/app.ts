@@ -38,6 +38,10 @@ export interface DemoAppOptions {
   audit?: AuditLogger;
   heartbeatMs?: number;
   system?: string;
+  /** Longest silence from the model endpoint before a run ends with `model_timeout`. @default 120000 */
+  modelIdleTimeoutMs?: number;
+  /** The loop's log of failures. @default console.error with API-key-like tokens masked */
+  onError?: (err: unknown) => void;
 }
 
 export interface DemoApp {
@@ -63,7 +67,17 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   const { store, client, model, hostMode = 'persistent', ttlMs, locale = 'zh', maxRounds = 8, tools = demoTools, staticDir, heartbeatMs, system = DEMO_SYSTEM_PROMPT } = options;
   const trace = new TraceBook();
   const logger = trace.auditLogger(options.audit ?? consoleAuditLogger());
-  const common = { client, model, store, tools, maxRounds, locale, system };
+  const common = {
+    client,
+    model,
+    store,
+    tools,
+    maxRounds,
+    locale,
+    system,
+    ...(options.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: options.modelIdleTimeoutMs } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  };
 
   let kit: AskUserKit;
   let loop: AgentLoop;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { openStore, parseStoreUrl } from '../plugin/store/index.js';
+import { maskedLogger } from '../plugin/loop/index.js';
 import { readDemoConfig } from './config.js';
 import { createDemoApp } from './app.js';
 import { SCRIPTED_MODEL_NAME, startScriptedAssistant, type ChatCompletionsServer } from './scripted-model/index.js';
@@ -28,7 +29,8 @@ async function main() {
     baseURL = scripted.baseURL;
   }
   const model = config.model ?? (scripted ? SCRIPTED_MODEL_NAME : 'gpt-4o-mini');
-  const client = new OpenAI({ baseURL, apiKey: config.apiKey, maxRetries: 1 });
+  // The SDK's own log lines may quote upstream text: they go through the same key masking as ours.
+  const client = new OpenAI({ baseURL, apiKey: config.apiKey, maxRetries: 1, logger: maskedLogger() });
 
   const demo = await createDemoApp({
     store,

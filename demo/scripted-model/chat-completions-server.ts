@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { historyProblem } from './strict-history.js';
 
 export interface ScriptedToolCall {
   /** Tool call id; generated (`call_<n>`) when omitted. */
@@ -29,6 +30,17 @@ export interface ScriptedTurn {
   hold?: Promise<unknown>;
   /** Pause after each streamed text piece, so a person watching sees text arrive. @default 0 */
   pieceDelayMs?: number;
+  /**
+   * Stream exactly these `data:` payloads instead (an object is JSON-encoded, a string sent as it is), to
+   * reproduce an endpoint's wire quirks; `[DONE]` follows unless `noDone`.
+   */
+  raw?: Array<Record<string, unknown> | string>;
+  /** With `raw`: end the stream without `data: [DONE]`. */
+  noDone?: boolean;
+  /** Answer a streaming request with this plain JSON body, as some proxies do. */
+  json?: Record<string, unknown>;
+  /** Send the headers, then nothing more until the client goes away (a silent upstream). */
+  silent?: boolean;
 }
 
 /** What a request body looks like to the scripted model (the fields it reads). */
@@ -56,6 +68,8 @@ export interface ChatCompletionsServerOptions {
   port?: number;
   /** @default '127.0.0.1' */
   host?: string;
+  /** Refuse with 400, as strict endpoints do, a history with an unpaired tool call or an empty assistant turn. @default true */
+  strict?: boolean;
 }
 
 let callCounter = 0;
@@ -141,7 +155,7 @@ function sendError(res: ServerResponse, status: number, message: string, type = 
 }
 
 export async function startChatCompletionsServer(options: ChatCompletionsServerOptions): Promise<ChatCompletionsServer> {
-  const { respond, port = 0, host = '127.0.0.1' } = options;
+  const { respond, port = 0, host = '127.0.0.1', strict = true } = options;
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
@@ -153,6 +167,11 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
       body = (await readJson(req)) as ChatRequestBody;
     } catch {
       sendError(res, 400, 'request body is not JSON');
+      return;
+    }
+    const problem = strict && Array.isArray(body.messages) ? historyProblem(body.messages) : undefined;
+    if (problem) {
+      sendError(res, 400, `invalid history: ${problem}`);
       return;
     }
     let turn: ScriptedTurn;
@@ -172,7 +191,21 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
       res.end(JSON.stringify(turnToCompletion(turn, body.model)));
       return;
     }
+    if (turn.json) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(turn.json));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if (turn.silent) {
+      res.flushHeaders();
+      return; // held open until the client leaves; close() ends it
+    }
+    if (turn.raw) {
+      for (const payload of turn.raw) res.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
+      res.end(turn.noDone ? '' : 'data: [DONE]\n\n');
+      return;
+    }
     const chunks = turnToChunks(turn, body.model);
     // Send the opening chunks at once; a held turn then waits, so the client sees a live stream mid-flight.
     res.write(`data: ${JSON.stringify(chunks[0])}\n\n`);

@@ -51,6 +51,8 @@ export interface AgentLoopOptions {
   resumeStalledAfterMs?: number;
   /** Extra Chat Completions request fields (temperature, …). */
   request?: Record<string, unknown>;
+  /** Longest silence from the model endpoint (before its headers, between chunks) before the run ends with `model_timeout`. @default 120000 */
+  modelIdleTimeoutMs?: number;
   /**
    * In-memory mode: whatever offers the core's `waitForAnswer` (the kit built without a `host`, or an
    * in-process host); the paused run awaits it here. The kit keeps its own host then: do not pass `loop.host`.
@@ -110,6 +112,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     resumeWaitMs = 3_000,
     resumeStalledAfterMs = 10_000,
     request,
+    modelIdleTimeoutMs,
     inProcess,
     stateStore = store,
     onError = (err) => console.error('[ask-user-kit loop]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
@@ -128,7 +131,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   const fence = new SessionFence(stateStore, { ttlMs: leaseTtlMs });
   const index = new PausedIndex(stateStore);
   const background = new Set<Promise<void>>();
-  const deps = { client, model, registry, coordinator: getCoordinator, maxRounds, request };
+  const deps = { client, model, registry, coordinator: getCoordinator, maxRounds, request, modelIdleTimeoutMs };
 
   const toolsFor = (sessionId: string): ChatCompletionTool[] => {
     const allowed = typeof allowedTools === 'function' ? allowedTools(sessionId) : allowedTools;

@@ -1,12 +1,23 @@
 /** How a run reports a failure on its stream: one `error` event, then `done { reason: "error" }`. */
+import { format } from 'node:util';
 import type { SseSink } from '../host.js';
 
 /**
  * Codes the loop itself emits, beside the store's `store_unavailable`:
- * `session_busy` (another runner holds the session), `not_resumable`, `model_error`, `max_rounds`,
- * `state_conflict`, `internal_error`.
+ * `session_busy` (another runner holds the session), `not_resumable`, `model_error`, `model_timeout`
+ * (the endpoint went quiet), `empty_reply` (neither text nor a tool call), `max_rounds`, `state_conflict`,
+ * `internal_error`.
  */
-export type LoopErrorCode = 'session_busy' | 'not_resumable' | 'model_error' | 'max_rounds' | 'state_conflict' | 'internal_error' | (string & {});
+export type LoopErrorCode =
+  | 'session_busy'
+  | 'not_resumable'
+  | 'model_error'
+  | 'model_timeout'
+  | 'empty_reply'
+  | 'max_rounds'
+  | 'state_conflict'
+  | 'internal_error'
+  | (string & {});
 
 export function sendFailure(sse: SseSink, code: LoopErrorCode, message: string): void {
   sse.send('error', { code, message });
@@ -30,6 +41,8 @@ export function publicFailure(err: unknown): { code: LoopErrorCode; message: str
     const http = typeof status === 'number' ? ` (HTTP ${status})` : '';
     return { code, message: `The model call failed${http}; send your message again, or ask the operator to check the server log.` };
   }
+  if (code === 'model_timeout') return { code, message: 'The model stopped sending before its reply was complete; send your message again.' };
+  if (code === 'empty_reply') return { code, message: 'The model sent an empty reply; nothing was stored, send your message again.' };
   return { code: 'internal_error', message: 'The run failed on the server; send your message again, or ask the operator to check the server log.' };
 }
 
@@ -45,4 +58,20 @@ const SECRET = /\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bBearer\s+[A-Za-z0-9._~+/=-]{6,}
 /** An error's text for a server log with API-key-like tokens masked. */
 export function redactSecrets(text: string): string {
   return text.replace(SECRET, (m) => `${m.slice(0, 3)}…[redacted]`);
+}
+
+type LogFn = (message: string, ...rest: unknown[]) => void;
+
+/**
+ * A logger for the `openai` client (`new OpenAI({ logger: maskedLogger() })`) that masks API-key-like
+ * tokens in everything the SDK logs, as the loop's own error log does: the SDK may log upstream text.
+ */
+export function maskedLogger(target: Pick<Console, 'error' | 'warn' | 'info' | 'debug'> = console): Record<'error' | 'warn' | 'info' | 'debug', LogFn> {
+  const masked = (write: (line: string) => void): LogFn => (...args) => write(redactSecrets(format(...args)));
+  return {
+    error: masked((line) => target.error(line)),
+    warn: masked((line) => target.warn(line)),
+    info: masked((line) => target.info(line)),
+    debug: masked((line) => target.debug(line)),
+  };
 }

@@ -1,14 +1,20 @@
 /**
  * One streamed Chat Completions call through the injected `openai` client: text pieces go out as they
- * arrive, tool-call deltas are joined by index, and the assistant message comes back ready for history.
+ * arrive, tool-call deltas are joined, and the assistant message comes back ready for history. What
+ * real endpoints get wrong is settled here, before anything is stored: a plain JSON answer to a
+ * streaming request is read as the completion it is, unusable tool call ids are replaced, a stream that
+ * goes quiet is ended, and a reply with neither text nor tool calls is an error, never a history entry.
  */
 import type OpenAI from 'openai';
 import type {
+  ChatCompletion,
   ChatCompletionAssistantMessageParam,
+  ChatCompletionChunk,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { ToolCallAccumulator, type AccumulatedToolCall } from './tool-call-accumulator.js';
+import { withUsableIds } from './tool-call-ids.js';
 
 export interface ModelRoundInput {
   client: OpenAI;
@@ -19,6 +25,8 @@ export interface ModelRoundInput {
   onText(text: string): void;
   /** Extra request fields (temperature, …), passed through as given. */
   extra?: Record<string, unknown>;
+  /** Longest silence allowed from the endpoint, before its headers and between chunks. @default 120000 */
+  idleTimeoutMs?: number;
 }
 
 export interface ModelRoundOutput {
@@ -28,44 +36,103 @@ export interface ModelRoundOutput {
   assistant: ChatCompletionAssistantMessageParam;
 }
 
+/** `model_error` (the call failed), `model_timeout` (the endpoint went quiet), `empty_reply` (no text, no tool call). */
+export type ModelErrorCode = 'model_error' | 'model_timeout' | 'empty_reply';
+
 export class ModelCallError extends Error {
-  readonly code = 'model_error';
+  readonly code: ModelErrorCode;
   /** The endpoint's HTTP status, when it answered with one. */
   readonly status: number | undefined;
-  constructor(message: string, options?: { cause?: unknown; status?: number }) {
+  constructor(message: string, options?: { cause?: unknown; status?: number; code?: ModelErrorCode }) {
     super(message, options);
     this.name = 'ModelCallError';
+    this.code = options?.code ?? 'model_error';
     this.status = options?.status;
   }
 }
 
+export const DEFAULT_MODEL_IDLE_TIMEOUT_MS = 120_000;
+
+/** An abort signal that fires when `signal` does, or after `ms` without a `touch()`. */
+function idleGuard(signal: AbortSignal, ms: number) {
+  const controller = new AbortController();
+  let fired = false;
+  const stop = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', stop, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const touch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      fired = true;
+      controller.abort(new Error('model stream idle'));
+    }, ms);
+  };
+  touch();
+  return {
+    signal: controller.signal,
+    touch,
+    get fired() {
+      return fired;
+    },
+    dispose() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
+    },
+  };
+}
+
 export async function streamModelRound(input: ModelRoundInput): Promise<ModelRoundOutput> {
-  const { client, model, messages, tools, signal, onText, extra } = input;
+  const { client, model, messages, tools, signal, onText, extra, idleTimeoutMs = DEFAULT_MODEL_IDLE_TIMEOUT_MS } = input;
   const acc = new ToolCallAccumulator();
   let text = '';
   let finishReason: string | null = null;
+  const idle = idleGuard(signal, idleTimeoutMs);
+  const timedOut = () =>
+    new ModelCallError(`the model endpoint sent nothing for ${idleTimeoutMs} ms`, { code: 'model_timeout' });
   try {
-    const stream = await client.chat.completions.create(
-      { ...extra, model, messages, stream: true, ...(tools.length ? { tools } : {}) },
-      { signal },
-    );
-    for await (const chunk of stream) {
-      const choice = chunk.choices[0];
-      if (!choice) continue;
-      const piece = choice.delta?.content;
-      if (piece) {
-        text += piece;
-        onText(piece);
+    const { data: stream, response } = await client.chat.completions
+      .create({ ...extra, model, messages, stream: true, ...(tools.length ? { tools } : {}) }, { signal: idle.signal })
+      .withResponse();
+    idle.touch();
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // Some proxies answer a streaming request with one JSON completion; read it rather than lose it.
+      const completion = (await response.json()) as Partial<ChatCompletion>;
+      const message = completion.choices?.[0]?.message;
+      if (message?.content) onText((text = message.content));
+      acc.add(message?.tool_calls?.map((c) => ({ id: c.id, ...(c.type === 'function' ? { function: c.function } : {}) })));
+      acc.addLegacy(message?.function_call);
+      finishReason = completion.choices?.[0]?.finish_reason ?? null;
+    } else {
+      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+        idle.touch();
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const piece = choice.delta?.content;
+        if (piece) {
+          text += piece;
+          onText(piece);
+        }
+        acc.add(choice.delta?.tool_calls);
+        acc.addLegacy(choice.delta?.function_call);
+        if (choice.finish_reason) finishReason = choice.finish_reason;
       }
-      acc.add(choice.delta?.tool_calls);
-      if (choice.finish_reason) finishReason = choice.finish_reason;
     }
+    // The SDK ends an aborted stream quietly: a silence that tripped the guard is an error, not an end.
+    if (idle.fired) throw timedOut();
   } catch (error) {
     if (signal.aborted) throw error;
+    if (error instanceof ModelCallError) throw error;
+    if (idle.fired) throw timedOut();
     const status = (error as { status?: number }).status;
     throw new ModelCallError(`model call failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`, { cause: error, ...(status ? { status } : {}) });
+  } finally {
+    idle.dispose();
   }
-  const toolCalls = acc.finish();
+  const toolCalls = withUsableIds(acc.finish(), messages);
+  if (toolCalls.length === 0 && text.trim() === '') {
+    // Strict endpoints refuse a history holding an assistant turn with neither: never store one.
+    throw new ModelCallError(`the model replied with no text and no tool call (finish_reason ${finishReason ?? 'none'})`, { code: 'empty_reply' });
+  }
   const assistant: ChatCompletionAssistantMessageParam = {
     role: 'assistant',
     content: text.length > 0 ? text : null,

@@ -33,6 +33,8 @@ export interface RoundsDeps {
   maxRounds: number;
   /** Extra Chat Completions request fields. */
   request?: Record<string, unknown>;
+  /** Longest silence allowed from the model endpoint. */
+  modelIdleTimeoutMs?: number;
 }
 
 export interface RoundsInput {
@@ -56,7 +58,7 @@ export type RoundsOutcome =
   | { kind: 'error'; round: number; error: Error & { code?: string } };
 
 export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<RoundsOutcome> {
-  const { client, model, registry, maxRounds, request } = deps;
+  const { client, model, registry, maxRounds, request, modelIdleTimeoutMs } = deps;
   const { sessionId, sse, messages, tools, onRound } = input;
   const offered = new Set(tools.map((t) => (t.type === 'function' ? t.function.name : '')));
   let round = input.roundsUsed;
@@ -70,6 +72,7 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
         tools,
         signal: sse.signal,
         extra: request,
+        ...(modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: modelIdleTimeoutMs } : {}),
         onText: (text) => sse.send('message_delta', { text }),
       });
       if (sse.signal.aborted) return { kind: 'aborted', round };

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import OpenAI from 'openai';
+import OpenAI, { type ClientOptions } from 'openai';
 import { createDemoApp, type DemoApp, type DemoAppOptions } from '../../demo/app.js';
 import { memoryAuditLogger, type AuditEntry } from '../../plugin/audit.js';
 import { openStore } from '../../plugin/store/index.js';
@@ -28,15 +28,17 @@ export interface HarnessOptions extends Partial<Omit<DemoAppOptions, 'store' | '
   store?: PendingStore;
   /** An already running model to use (kept running on close). */
   model?: ScriptedModel;
+  /** More options for the test's `openai` client (a logger, …). */
+  clientOptions?: ClientOptions;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const { turns = [], fallback, store: given, model: givenModel, ...app } = options;
+  const { turns = [], fallback, store: given, model: givenModel, clientOptions, ...app } = options;
   const model = givenModel ?? (await startScriptedModel({ turns, ...(fallback ? { fallback } : {}) }));
   if (givenModel) givenModel.enqueue(...turns);
   const store = given ?? (await openStore('memory'));
   const audit = memoryAuditLogger();
-  const client = new OpenAI({ baseURL: model.baseURL, apiKey: 'test', maxRetries: 0 });
+  const client = new OpenAI({ baseURL: model.baseURL, apiKey: 'test', maxRetries: 0, ...clientOptions });
   const demo = await createDemoApp({ store, client, model: 'scripted-test', audit, heartbeatMs: 0, ...app });
   const server: Server = await new Promise((resolve) => {
     const s = demo.app.listen(0, '127.0.0.1', () => resolve(s));

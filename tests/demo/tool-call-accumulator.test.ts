@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ToolCallAccumulator, parseToolArguments } from '../../plugin/loop/index.js';
+import { withUsableIds } from '../../plugin/loop/tool-call-ids.js';
 
 test('interleaved deltas of parallel calls are joined per index', () => {
   const acc = new ToolCallAccumulator();
@@ -48,4 +49,36 @@ test('tool arguments must be one JSON object; empty means none', () => {
   assert.equal(bad.ok, false);
   assert.equal(parseToolArguments('[1]').ok, false);
   assert.equal(parseToolArguments('null').ok, false);
+});
+
+test('a new id on an index in use starts a new call; arguments sent as an object are serialized', () => {
+  const acc = new ToolCallAccumulator();
+  acc.add([{ index: 0, id: 'a', function: { name: 'x', arguments: '{}' } }]);
+  acc.add([{ index: 0, id: 'b', function: { name: 'y', arguments: { q: 1 } } }]);
+  assert.deepEqual(acc.finish(), [
+    { id: 'a', name: 'x', arguments: '{}' },
+    { id: 'b', name: 'y', arguments: '{"q":1}' },
+  ]);
+});
+
+test('without ids, a second name after complete arguments is a second call; a repeated name mid-call is not', () => {
+  const acc = new ToolCallAccumulator();
+  acc.add([{ function: { name: 'x', arguments: '{"a":' } }]);
+  acc.add([{ function: { name: 'x', arguments: '1}' } }]);
+  acc.add([{ function: { name: 'y', arguments: '{}' } }]);
+  assert.deepEqual(acc.finish().map((c) => [c.name, c.arguments]), [['x', '{"a":1}'], ['y', '{}']]);
+});
+
+test('ids that are empty, repeated in a turn or already in the history are replaced, in order', () => {
+  const history = [{ role: 'tool' as const, tool_call_id: 'old', content: 'r' }];
+  const calls = [
+    { id: 'old', name: 'a', arguments: '' },
+    { id: 'same', name: 'b', arguments: '' },
+    { id: 'same', name: 'c', arguments: '' },
+    { id: ' ', name: 'd', arguments: '' },
+  ];
+  const out = withUsableIds(calls, history);
+  assert.deepEqual(out.map((c) => c.name), ['a', 'b', 'c', 'd']);
+  assert.equal(out[1]!.id, 'same');
+  assert.equal(new Set([...out.map((c) => c.id), 'old']).size, 5, 'all distinct and none reuses the history');
 });
