@@ -39,8 +39,10 @@ export class LeaseLostError extends Error {
 }
 
 export interface SessionFenceOptions {
-  /** Lease lifetime; renewed every third of it while held. @default 15000 */
+  /** Lease lifetime; renewed every `renewEveryMs` while held. @default 15000 */
   ttlMs?: number;
+  /** How often a held lease is renewed; keep it well under `ttlMs`. @default a third of `ttlMs` (at least 50) */
+  renewEveryMs?: number;
   /** How long `acquire` keeps trying before it reports the session busy. @default 0 */
   waitMs?: number;
   /** @default 'lease:' */
@@ -63,14 +65,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class SessionFence {
   readonly #store: PendingStore;
   readonly #ttlMs: number;
+  readonly #renewEveryMs: number;
   readonly #waitMs: number;
   readonly #prefix: string;
   readonly #now: () => number;
 
   constructor(store: PendingStore, options: SessionFenceOptions = {}) {
-    const { ttlMs = 15_000, waitMs = 0, keyPrefix = 'lease:', now = Date.now } = options;
+    const { ttlMs = 15_000, renewEveryMs = Math.max(50, Math.floor(ttlMs / 3)), waitMs = 0, keyPrefix = 'lease:', now = Date.now } = options;
     this.#store = store;
     this.#ttlMs = ttlMs;
+    this.#renewEveryMs = renewEveryMs;
     this.#waitMs = waitMs;
     this.#prefix = keyPrefix;
     this.#now = now;
@@ -135,7 +139,7 @@ export class SessionFence {
     };
     const timer = setInterval(() => {
       if (!released) write().catch(() => undefined); // a failed renewal is retried on the next tick
-    }, Math.max(50, Math.floor(this.#ttlMs / 3)));
+    }, this.#renewEveryMs);
     timer.unref();
     return {
       sessionId,

@@ -12,6 +12,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { openStore } from '../../plugin/index.js';
+import { SessionFence } from '../../plugin/loop/index.js';
 import { parseSse } from '../plugin/harness.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
@@ -22,7 +24,15 @@ import { auditLines, CRASH_SERVER, exitWithin, killAll, postCollect, spawnServer
 
 const RUNS = Number(process.env.HARDENING_CRASH_RUNS ?? 20);
 const AT_ONCE = 3;
-const LEASE_TTL_MS = 800;
+/**
+ * Seconds, not hundreds of ms: a live run renews its lease every third of the TTL, and a renewal that a
+ * loaded machine delays past the TTL lets the lease lapse under the run, which then stops with
+ * session_busy before it reaches its crash point (800 ms failed beside two busy CPU loops). Nothing
+ * sleeps for it: the restart waits only as long as a dead runner's lease is really held.
+ */
+const LEASE_TTL_MS = 8000;
+/** Bound on waiting for what the servers will do by themselves (a dead holder's lease lapsing). */
+const PATIENCE_MS = LEASE_TTL_MS + 30_000;
 const CHAT_PHASE: readonly CrashPoint[] = ['after-persist', 'after-sse'];
 
 /**
@@ -43,6 +53,31 @@ const frames = (text: string) => parseSse(text).frames;
 const eventsOf = (text: string, name: string) => frames(text).filter((f) => f.event === name).map((f) => f.data as Record<string, any>);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Resolves once no session in `sessionIds` has a running (unparked) lease left by a killed process: read
+ * from the store, an event rather than a guess at the TTL. A parked lease is not waited for: its holder
+ * had paused and writes no more, and the loop takes it over at once (crash-lease.test.ts).
+ */
+async function leasesLapsed(storeUrl: string, namespace: string, sessionIds: readonly string[]): Promise<void> {
+  const store = await openStore(storeUrl, { namespace });
+  const fence = new SessionFence(store);
+  try {
+    const deadline = Date.now() + PATIENCE_MS;
+    for (;;) {
+      const held: string[] = [];
+      for (const id of sessionIds) {
+        const lease = await store.getState<{ until: number; parkedOn?: string }>(fence.key(id));
+        if (lease && lease.value.until > Date.now() && !lease.value.parkedOn) held.push(id);
+      }
+      if (held.length === 0) return;
+      assert.ok(Date.now() < deadline, `leases still held ${PATIENCE_MS} ms later: ${held.join(', ')}`);
+      await sleep(100);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () => {
   let dir: TempDir;
   let model: ScriptedModel;
@@ -61,7 +96,8 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
 
   for (const point of CRASH_POINTS) {
     it(`${point} × ${RUNS}: the card comes back, 0 answers lost, 0 doubled`, async () => {
-      const env = { ASK_USER_STORE: `sqlite://${dir.file('crash.db')}`, STORE_NAMESPACE: point, OPENAI_BASE_URL: model.baseURL, LEASE_TTL_MS: String(LEASE_TTL_MS) };
+      const storeUrl = `sqlite://${dir.file('crash.db')}`;
+      const env = { ASK_USER_STORE: storeUrl, STORE_NAMESPACE: point, OPENAI_BASE_URL: model.baseURL, LEASE_TTL_MS: String(LEASE_TTL_MS) };
       const runs = Array.from({ length: RUNS }, (_, i) => ({
         sessionId: `${point}-${i}`,
         callId: `ask-${point}-${i}`,
@@ -70,7 +106,13 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
       }));
       const outputs: string[] = [];
       const dies = async (proc: ServerProcess, request: Promise<{ text: string }>) => {
-        const [reply, exit] = await Promise.all([request, exitWithin(proc, 20_000)]);
+        const [reply, exit] = await Promise.all([
+          request,
+          // A server that outlives its point says why in its reply (e.g. session_busy): show it.
+          exitWithin(proc, 20_000).catch(async (err: Error) => {
+            throw new Error(`${err.message}\nits reply: ${(await request).text}`);
+          }),
+        ]);
         outputs.push(proc.stdout());
         assert.equal(exit.signal, 'SIGKILL', `the server died by kill -9, not otherwise:\n${proc.output()}`);
         assert.match(proc.stdout(), new RegExp(`^CRASH ${point}$`, 'm'), 'it died at the named point');
@@ -104,8 +146,8 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
         });
       }
 
-      // A lease a killed process held lapses after its TTL; only then may the restart act on the session.
-      await sleep(LEASE_TTL_MS + 200);
+      // A lease a killed process held while running lapses after its TTL; only then may the restart act on the session.
+      await leasesLapsed(storeUrl, point, runs.map((r) => r.sessionId));
       const restarted = await spawnServer(CRASH_SERVER, env);
       try {
         await Promise.all(
@@ -132,12 +174,13 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
               assert.equal(err.code, 'already_answered');
               assert.deepEqual({ ...err.receipt, at: undefined }, { requestId: run.requestId, toolCallId: run.callId, status: 'answered', at: undefined });
             }
-            let next = await postCollect(`${restarted.url}/api/chat`, { sessionId: run.sessionId, message: 'what next?' });
-            if (next.text.includes('"session_busy"')) {
-              // A lease released while its renewal was in flight stays held until it lapses: a loop bug
-              // pinned by lease-release-race.test.ts, not what this test is about. Retry once it lapsed.
-              await sleep(LEASE_TTL_MS + 200);
-              next = await postCollect(`${restarted.url}/api/chat`, { sessionId: run.sessionId, message: 'what next?' });
+            const whatNext = () => postCollect(`${restarted.url}/api/chat`, { sessionId: run.sessionId, message: 'what next?' });
+            let next = await whatNext();
+            // A lease released while its renewal was in flight stayed held until it lapsed (a loop bug pinned
+            // by lease-release-race.test.ts), not what this test is about: retry until the session is free.
+            for (const deadline = Date.now() + PATIENCE_MS; next.text.includes('"session_busy"') && Date.now() < deadline; ) {
+              await sleep(250);
+              next = await whatNext();
             }
             assert.deepEqual(eventsOf(next.text, 'done'), [{ reason: 'completed' }], `the session goes on: ${next.text}`);
 

@@ -47,16 +47,21 @@ function renewalBeforeDelete(inner: PendingStore) {
   return { store, renewal };
 }
 
+/** Renewed after 100 ms, lapsing only after 60 s: far from any scheduler delay on a loaded machine. */
+const LONG_LEASE_QUICK_RENEWAL = { ttlMs: 60_000, renewEveryMs: 100 };
+
 describe('session lease release racing its renewal', () => {
   it('leaves the session free: the next acquire succeeds at once', async () => {
     const inner = await openStore('memory');
     const { store, renewal } = renewalBeforeDelete(inner);
-    const fence = new SessionFence(store, { ttlMs: 3000 });
+    // A renewal soon, a lease that cannot lapse meanwhile however slow the machine: the test waits for
+    // the renewal itself (an event), and no wall-clock expiry can race the interleaving it forces.
+    const fence = new SessionFence(store, LONG_LEASE_QUICK_RENEWAL);
     // The renewal timer is unref'd; keep the process up while the test waits for it.
     const keepAlive = setInterval(() => undefined, 1000);
     try {
       const lease = await fence.acquire('s');
-      await renewal; // the renewal (every ttl/3 = 1 s) has read the lease and is about to write it
+      await renewal; // the first renewal has read the lease and is about to write it
       await lease.release();
       assert.equal(await fence.isHeld('s'), false, 'a released lease is not held');
       const next = await fence.acquire('s', 0);
@@ -99,7 +104,8 @@ describe('session lease park racing its renewal', () => {
         };
       },
     });
-    const fence = new SessionFence(store, { ttlMs: 300 });
+    // Not a short TTL: a park arriving after the lease's store entry expired would find no lease to park.
+    const fence = new SessionFence(store, LONG_LEASE_QUICK_RENEWAL);
     const keepAlive = setInterval(() => undefined, 1000);
     try {
       const lease = await fence.acquire('s');
