@@ -151,7 +151,6 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
         const strings = STRINGS[locale];
         const formText = await card.evaluate((el) => el.shadowRoot!.querySelector('form')!.innerText);
         if (locale === 'en') assert.doesNotMatch(formText, CJK, `the card is in English (provider locale="en"); it shows:\n${formText}`);
-        const submitLabel = (await card.locator('[part~="submit-button"]').innerText()).trim();
 
         // Answer whatever the model asked, as a user would.
         if (mode === 'single' || mode === 'multiple' || mode === 'toggle') await card.locator('[part~="control"]').first().check();
@@ -183,10 +182,9 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
         while (!logged.some(isDone) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         assert.ok(logged.some(isDone), `the snippet logged the continuation through to done; logged: ${JSON.stringify(logged)}`);
         assert.deepEqual(pageErrors, [], 'no errors on the page');
-        assert.ok(submitLabel.length > 0);
         // The server's own record: the answer it accepted is the one the card sent.
-        const traced = server.demo.trace.get('sess-1').map((l) => l.text).join('\n');
-        assert.match(traced, /interaction_resolved/, 'the server resolved the interaction');
+        const traced = server.demo.trace.get('sess-1').filter((l) => l.stream === 'continue').map((l) => l.text).join('\n');
+        assert.match(traced, /event: interaction_resolved\n.*"status":"answered"/, 'the server resolved the interaction with this answer');
       } finally {
         await context.close();
         await server.close();
