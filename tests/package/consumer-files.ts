@@ -1,0 +1,135 @@
+/**
+ * What the package test writes into its throwaway consumer project: a file importing every entry (type-
+ * checked), the README's drop-in example with what it leaves to the host, and a plain page that loads the
+ * standalone bundle from the installed package. Kept as strings here, not as .ts files in the repository,
+ * so the repository's own typecheck never resolves `ask-user-kit/...` against its own dist.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+/** Every export entry, used as a TypeScript consumer would: values and types from each. */
+export const EVERY_ENTRY_TS = `\
+import { createAskUserKit, openStore, readJsonBody, sessionIdSchema, type AskUserKit, type PendingStore } from 'ask-user-kit/plugin';
+import { createAgentLoop, type AgentLoop, type LoopTool } from 'ask-user-kit/plugin/loop';
+import { AskUserCard, fetchPending, startChat, type AskUserRequest, type ChatEvent } from 'ask-user-kit/widget';
+import * as standalone from 'ask-user-kit/widget/standalone';
+
+export const tool: LoopTool = { name: 'lookup', description: 'Looks something up.', parameters: { type: 'object' }, run: () => 'found' };
+export async function wire(store: PendingStore): Promise<AskUserKit> {
+  const kit = createAskUserKit({ store, authorize: (_ctx, sessionId) => sessionId.length > 0 });
+  const loop: AgentLoop | undefined = undefined;
+  void [loop, createAgentLoop, readJsonBody, openStore];
+  return kit;
+}
+export const sessionId: string = sessionIdSchema.parse('s-1');
+export const card: AskUserCard = document.createElement('ask-user-card');
+export const shown: AskUserRequest | null | undefined = card.request;
+export const sameClass: typeof AskUserCard = standalone.AskUserCard;
+export async function firstQuestion(): Promise<ChatEvent | undefined> {
+  const started = await startChat({ sessionId, message: 'hello' });
+  if (!started.ok) return undefined;
+  for await (const event of started.events) return event;
+  return (await fetchPending(sessionId)) ? undefined : undefined;
+}
+`;
+
+/** The README's "Drop it into your Koa agent server" block, cut out at test time so the docs cannot drift. */
+export function readmeDropInExample(readmePath: string): string {
+  const readme = readFileSync(readmePath, 'utf8');
+  const heading = '## Drop it into your Koa agent server';
+  const at = readme.indexOf(heading);
+  assert.ok(at >= 0, `README.md has the section "${heading}"`);
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
+  assert.ok(block, 'the section has a ts code block');
+  return block[1]!;
+}
+
+/** The one tool the test's host offers the model, and what it answers. */
+export const HOST_TOOL = { name: 'lookup_release', output: 'release 1.2.3 is ready' };
+
+/**
+ * The README example as a consumer file. What the example leaves to the host is supplied in front of
+ * it: `myTools` (one tool), `ownsSession` (sessions named `pkg-…` belong to the caller) and `listening`.
+ * One substitution is made in the example itself: `.listen(3000)` becomes `.listen(0, '127.0.0.1',
+ * listening)`, so the server takes a free loopback port and prints it. Everything else runs as written;
+ * the store comes from ASK_USER_STORE and the model from OPENAI_BASE_URL / OPENAI_API_KEY, as the
+ * example reads them.
+ */
+export function readmeExampleAsConsumer(readmePath: string): string {
+  const example = readmeDropInExample(readmePath);
+  const listen = '.listen(3000)';
+  assert.equal(example.split(listen).length - 1, 1, `the example calls ${listen} once (the test replaces it with a free port)`);
+  const host = `\
+// Supplied by the package test: what the README leaves to the host, and a way to learn the port.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LoopTool } from 'ask-user-kit/plugin/loop';
+const myTools: LoopTool[] = [
+  { name: '${HOST_TOOL.name}', description: 'Looks up the release.', parameters: { type: 'object', properties: {} }, run: () => '${HOST_TOOL.output}' },
+];
+function ownsSession(_user: unknown, sessionId: string): boolean {
+  return sessionId.startsWith('pkg-');
+}
+function listening(this: Server): void {
+  console.log(\`README example listening on \${(this.address() as AddressInfo).port}\`);
+}
+// The README's example, as written there:
+`;
+  return host + example.replace(listen, ".listen(0, '127.0.0.1', listening)");
+}
+
+/** TypeScript settings of a consumer: strict, declaration files checked too, under one module resolution. */
+export function consumerTsconfig(resolution: 'nodenext' | 'bundler', files: string[], types: string[]): string {
+  return JSON.stringify(
+    {
+      compilerOptions: {
+        target: 'es2022',
+        module: resolution === 'nodenext' ? 'nodenext' : 'preserve',
+        moduleResolution: resolution,
+        strict: true,
+        noEmit: true,
+        // Checks the package's .d.ts files as well: a type they import from a package the consumer does
+        // not have would otherwise pass silently as `any`.
+        skipLibCheck: false,
+        types,
+      },
+      files,
+    },
+    null,
+    2,
+  );
+}
+
+/**
+ * A plain page: the standalone bundle from the installed package by a <script type="module">, no build
+ * and no import map. The card restores the session's pending question with `fetchPending`, answers go
+ * through `<ask-user-provider>`, and the continuation's events are collected on `window`.
+ */
+export function standalonePage(bundlePath: string, sessionId: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>ask-user-kit standalone</title>
+  <script type="module" src="${bundlePath}"></script>
+</head>
+<body>
+  <ask-user-provider endpoint="/api" session-id="${sessionId}" locale="en">
+    <ask-user-card no-autofocus></ask-user-card>
+  </ask-user-provider>
+  <script type="module">
+    import * as kit from '${bundlePath}';
+    window.kitExports = Object.keys(kit).sort();
+    window.continued = [];
+    const card = document.querySelector('ask-user-card');
+    card.addEventListener('ask-user-continued', async (ev) => {
+      for await (const e of ev.detail.events) window.continued.push(e);
+      window.runEnded = true;
+    });
+    card.request = await kit.fetchPending('${sessionId}', { endpoint: '/api' });
+    document.body.dataset.ready = 'true';
+  </script>
+</body>
+</html>
+`;
+}

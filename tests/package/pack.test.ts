@@ -1,0 +1,407 @@
+/**
+ * The package a host installs. `npm pack` (its prepack step builds dist/) on a copy of the working tree,
+ * then checks of the tarball: what it holds, publint, "are the types wrong". Then a throwaway consumer
+ * project installs the tarball, offline, with nothing but what the README tells a host to install, and
+ * uses it as a host would: plain Node imports every entry, TypeScript (nodenext and bundler) checks a
+ * file using every entry and the README's drop-in example, the example runs and serves real requests
+ * against a scripted OpenAI-compatible model on loopback, and Chromium loads the standalone bundle from
+ * the installed package with a plain <script type="module"> and answers the server's question with it.
+ *
+ * No step leaves loopback: the consumer installs with `npm ci --offline` from a lock file cut out of
+ * ours (tests/package/consumer-lock.ts), so npm takes every tarball from its cache, which our own
+ * `npm ci` filled; install scripts are off (sqlite3 would build or download its binding), so the
+ * example runs on the memory store (ASK_USER_STORE=memory, which the example reads).
+ */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { extname, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from '../helpers/scripted-model.js';
+import { answerBody, first, getJson, postStream, shape } from '../demo/sse-client.js';
+import { consumerLock, type PackageJson } from './consumer-lock.js';
+import { readTarball } from './tarball.js';
+import { consumerTsconfig, EVERY_ENTRY_TS, HOST_TOOL, readmeExampleAsConsumer, standalonePage } from './consumer-files.js';
+
+const root = resolve(new URL('../../', import.meta.url).pathname);
+const bin = (name: string) => join(root, 'node_modules/.bin', name);
+
+/** The entries a consumer imports, and which of them load in plain Node (the standalone one is browser-only: lit inside). */
+const ENTRIES = ['./plugin', './plugin/loop', './widget', './widget/standalone'] as const;
+const NODE_ENTRIES = ['./plugin', './plugin/loop', './widget'] as const;
+const STANDALONE = 'dist/widget/ask-user-kit.standalone.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** npm's own variables from an enclosing `npm test` would point a nested npm at this repository: keep only where its cache and config are. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  const keep = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_registry']);
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^npm_/i.test(key) && !keep.has(key.toLowerCase())) continue;
+    if (/^(OPENAI_|ASK_USER_)/.test(key) || key === 'NODE_OPTIONS') continue;
+    env[key] = value;
+  }
+  return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...extra };
+}
+
+function run(command: string, args: string[], cwd: string, env = cleanEnv(), timeoutMs = 180_000): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+const show = (r: Run) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`.slice(-6000);
+
+/** Every bare module specifier a JS or .d.ts file imports (static, dynamic, `import("x")` types, re-exports). */
+function bareSpecifiers(code: string): Set<string> {
+  const found = new Set<string>();
+  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\1/g)) {
+    const spec = m[2]!;
+    if (!spec.startsWith('.') && !spec.startsWith('/')) found.add(spec);
+  }
+  return found;
+}
+const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+const isBuiltin = (spec: string) => spec.startsWith('node:') || builtinModules.includes(spec);
+
+/** A copy of the working tree without installs, builds or evidence, sharing the repository's node_modules. */
+function copyWorkingTree(to: string): void {
+  const skip = new Set(['node_modules', 'dist', '.git', '.data', '.evidence']);
+  cpSync(root, to, {
+    recursive: true,
+    filter: (src) => {
+      const rel = relative(root, src);
+      return rel === '' || !rel.split(sep).some((part) => skip.has(part));
+    },
+  });
+  symlinkSync(join(root, 'node_modules'), join(to, 'node_modules'), 'dir');
+}
+
+/** Serves the consumer's files, and forwards /api/* to the README example's server (so the page is same-origin). */
+function startPageServer(dir: string, apiPort: () => number): Promise<{ url: string; server: Server }> {
+  const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.json': 'application/json' };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname.startsWith('/api/')) {
+      const upstream = httpRequest(
+        { host: '127.0.0.1', port: apiPort(), method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.writeHead(502).end());
+      req.pipe(upstream);
+      return;
+    }
+    if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
+    const file = resolve(dir, `.${decodeURIComponent(url.pathname)}`);
+    if (req.method !== 'GET' || !file.startsWith(dir + sep)) return void res.writeHead(404).end();
+    try {
+      const body = readFileSync(file);
+      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })));
+}
+
+/** The README example under the consumer's Node, until it prints its port. */
+async function startExample(t: TestContext, cwd: string, env: NodeJS.ProcessEnv): Promise<{ url: string; port: number; child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, ['server.ts'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr!.on('data', (d: Buffer) => (output += d));
+  t.after(() => void child.kill('SIGKILL'));
+  const port = await new Promise<number>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`the example did not start in 20 s:\n${output}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d;
+      const m = /README example listening on (\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        ok(Number(m[1]));
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`the example exited ${code}:\n${output}`));
+    });
+  });
+  return { url: `http://127.0.0.1:${port}`, port, child, output: () => output };
+}
+
+/** A model that asks once, then calls the host's tool, then answers with what the tool said. */
+function scriptedTurn(body: ChatRequestBody): ScriptedTurn {
+  const last = body.messages.at(-1);
+  if (last?.role === 'user') {
+    return {
+      text: 'One question first.',
+      toolCalls: [
+        {
+          name: 'ask_user',
+          arguments: {
+            title: 'Which build should ship?',
+            mode: 'single',
+            options: [
+              { id: 'stable', label: 'Stable', recommended: true },
+              { id: 'beta', label: 'Beta' },
+            ],
+          },
+        },
+      ],
+    };
+  }
+  if (last?.role === 'tool' && String(last.content).includes('"selections"')) return { toolCalls: [{ name: HOST_TOOL.name, arguments: {} }] };
+  return { text: `Done: ${String(last?.content)}` };
+}
+
+test('the packed package installs offline into a consumer project and works there as the README says', { timeout: 300_000 }, async (t) => {
+  const work = mkdtempSync(join(tmpdir(), 'ask-user-kit-package-'));
+  t.after(() => rmSync(work, { recursive: true, force: true }));
+  const src = join(work, 'src');
+  const out = join(work, 'packed');
+  const consumer = join(work, 'consumer');
+  mkdirSync(out);
+  mkdirSync(consumer);
+  const state: { tarball?: string; files?: Map<string, Buffer>; packed?: PackageJson; installed?: boolean } = {};
+
+  await t.test('npm pack runs the build and packs dist/, the README and nothing else', async () => {
+    copyWorkingTree(src);
+    const packed = await run('npm', ['pack', '--pack-destination', out], src);
+    assert.equal(packed.code, 0, `npm pack failed:\n${show(packed)}`);
+    const tgz = readdirSync(out).filter((f) => f.endsWith('.tgz'));
+    assert.equal(tgz.length, 1, `one tarball: ${tgz.join(', ')}`);
+    const tarball = join(out, tgz[0]!);
+    const files = readTarball(tarball);
+    const pkg = JSON.parse(files.get('package.json')!.toString('utf8')) as PackageJson;
+    const names = [...files.keys()].sort();
+
+    // Only the build, the package's own docs and package.json.
+    const allowed = /^(package\.json|README\.md|LICENSE(\.md)?|plugin\/loop\/README\.md|dist\/plugin\/.+\.(js|d\.ts)|dist\/widget\/[^/]+\.d\.ts|dist\/widget\/ask-user-kit(\.[\w-]+)?\.js)$/;
+    assert.deepEqual(names.filter((n) => !allowed.test(n)), [], 'nothing but dist/, README and package.json');
+    assert.deepEqual(names.filter((n) => /(^|\/)(tests?|bench|demo|screenshots)\//.test(n) || /\.(png|map|ts\.map|tsbuildinfo)$/.test(n)), []);
+    for (const must of ['dist/plugin/index.js', 'dist/plugin/index.d.ts', 'dist/plugin/loop/index.js', 'dist/plugin/loop/index.d.ts', 'dist/widget/ask-user-kit.js', STANDALONE, 'dist/widget/index.d.ts', 'README.md']) {
+      assert.ok(files.has(must), `the tarball has ${must}`);
+    }
+    const size = statSync(tarball).size;
+    const unpacked = [...files.values()].reduce((sum, b) => sum + b.length, 0);
+    assert.ok(files.size < 150, `${files.size} files`);
+    assert.ok(size < 250_000 && unpacked < 600_000, `${size} bytes packed, ${unpacked} unpacked`);
+
+    // package.json: ESM only, every export has its types first and a file behind it, nothing runs on install.
+    assert.equal(pkg.type, 'module');
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(pkg.scripts?.[hook], undefined, `no ${hook} script runs in a host's install`);
+    for (const entry of ENTRIES) {
+      const target = pkg.exports?.[entry] as Record<string, string> | undefined;
+      assert.ok(target && typeof target === 'object', `exports["${entry}"] is a conditions object`);
+      assert.equal(Object.keys(target)[0], 'types', `exports["${entry}"] lists "types" first`);
+      for (const file of Object.values(target)) assert.ok(files.has(file.replace(/^\.\//, '')), `exports["${entry}"] → ${file} is in the tarball`);
+    }
+
+    // What the published code imports is what the package declares: a host's install brings exactly that.
+    const runtime = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+    const typed = new Set([...runtime, ...[...runtime].filter((n) => n.startsWith('@types/')).map((n) => n.slice('@types/'.length))]);
+    // lit-html: the provider's inferred render() type names it (lit re-exports its TemplateResult); it is
+    // lit's own dependency, so it resolves wherever lit does. Annotating render() in the widget removes it.
+    typed.add('lit-html');
+    const undeclared: string[] = [];
+    for (const [name, body] of files) {
+      const code = body.toString('utf8');
+      if (name === STANDALONE) {
+        assert.deepEqual([...bareSpecifiers(code)], [], 'the standalone bundle imports nothing by name (a plain <script type="module"> has no resolver)');
+      } else if (name.endsWith('.d.ts')) {
+        for (const spec of bareSpecifiers(code)) if (!isBuiltin(spec) && !typed.has(packageOf(spec))) undeclared.push(`${name}: ${spec}`);
+      } else if (name.endsWith('.js')) {
+        for (const spec of bareSpecifiers(code)) if (!isBuiltin(spec) && !runtime.has(packageOf(spec))) undeclared.push(`${name}: ${spec}`);
+      }
+    }
+    assert.deepEqual(undeclared, [], 'every package the published files import is a dependency or peer dependency');
+    Object.assign(state, { tarball, files, packed: pkg });
+  });
+
+  await t.test('publint and "are the types wrong" find no problem in the tarball', async (t) => {
+    if (!state.tarball) return t.skip('no tarball');
+    const publint = await run(bin('publint'), ['run', state.tarball, '--strict', '--level', 'suggestion'], work);
+    assert.equal(publint.code, 0, `publint:\n${show(publint)}`);
+    assert.match(publint.stdout, /All good!/, `publint has suggestions:\n${show(publint)}`);
+
+    // ESM only: CommonJS `require` (node16 from CJS) and node10 resolution are out of scope by design.
+    const attw = await run(bin('attw'), [state.tarball, '--profile', 'esm-only', '--format', 'json'], work);
+    assert.equal(attw.code, 0, `attw:\n${show(attw)}`);
+    const report = JSON.parse(attw.stdout) as {
+      analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string }; visibleProblems?: number[] }> }> };
+      problems?: unknown[];
+    };
+    for (const entry of ENTRIES) {
+      const resolutions = report.analysis.entrypoints[entry]?.resolutions;
+      for (const kind of ['node16-esm', 'bundler']) {
+        const fileName = resolutions?.[kind]?.resolution?.fileName ?? '';
+        assert.match(fileName, /\.d\.ts$/, `${entry} under ${kind} resolves to declarations (${fileName || 'nothing'})`);
+        assert.deepEqual(resolutions?.[kind]?.visibleProblems ?? [], [], `${entry} under ${kind} has no problem`);
+      }
+    }
+  });
+
+  await t.test('a consumer project installs the tarball offline, with nothing else', async (t) => {
+    if (!state.tarball || !state.packed) return t.skip('no tarball');
+    const pkg = state.packed;
+    const spec = `file:../packed/${state.tarball.split(sep).at(-1)}`;
+    // What the README tells a host to install: the package and its peer openai, plus koa, @koa/router and
+    // zod, which the drop-in example imports itself; each at the range the package declares.
+    const own = { openai: pkg.peerDependencies!.openai!, koa: pkg.dependencies!.koa!, '@koa/router': pkg.dependencies!['@koa/router']!, zod: pkg.dependencies!.zod! };
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [pkg.name]: spec, ...own } }, null, 2),
+    );
+    const lock = consumerLock({ repoLockPath: join(root, 'package-lock.json'), consumerName: 'consumer', consumerDependencies: own, packed: pkg, tarballPath: state.tarball, tarballSpec: spec });
+    writeFileSync(join(consumer, 'package-lock.json'), JSON.stringify(lock, null, 2));
+
+    const ci = await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], consumer);
+    const uncached = /ENOTCACHED|only-if-cached/.test(ci.stdout + ci.stderr);
+    assert.equal(ci.code, 0, `${uncached ? "npm's cache lacks a package: run `npm ci` in the repository first (it fills the cache).\n" : ''}npm ci --offline:\n${show(ci)}`);
+    // Every dependency edge of the installed tree is satisfied: the versions meet the tarball's ranges.
+    const ls = await run('npm', ['ls', '--all', '--offline'], consumer);
+    assert.equal(ls.code, 0, `npm ls finds a missing or invalid dependency:\n${show(ls)}`);
+    const installed = JSON.parse(readFileSync(join(consumer, 'node_modules', pkg.name, 'package.json'), 'utf8')) as PackageJson;
+    assert.equal(installed.version, pkg.version);
+    state.installed = true;
+  });
+
+  await t.test('plain Node imports every entry from the installed package', async (t) => {
+    if (!state.installed) return t.skip('not installed');
+    const script = `
+      const out = {};
+      for (const entry of ${JSON.stringify(NODE_ENTRIES)}) out[entry] = Object.keys(await import('ask-user-kit' + entry.slice(1))).sort();
+      out['./widget/standalone'] = import.meta.resolve('ask-user-kit/widget/standalone');
+      out['./package.json'] = (await import('ask-user-kit/package.json', { with: { type: 'json' } })).default.name;
+      console.log(JSON.stringify(out));
+    `;
+    writeFileSync(join(consumer, 'import-every-entry.mjs'), script);
+    const node = await run(process.execPath, ['import-every-entry.mjs'], consumer);
+    assert.equal(node.code, 0, show(node));
+    const out = JSON.parse(node.stdout) as Record<string, string[] | string>;
+    for (const name of ['createAskUserKit', 'openStore', 'readJsonBody', 'sessionIdSchema', 'askUserChatTool', 'AskUserError']) assert.ok(out['./plugin']!.includes(name), `plugin exports ${name}`);
+    for (const name of ['createAgentLoop', 'ToolRegistry']) assert.ok(out['./plugin/loop']!.includes(name), `plugin/loop exports ${name}`);
+    for (const name of ['AskUserCard', 'AskUserProvider', 'startChat', 'submitUserInput', 'fetchPending', 'readChatEvents']) assert.ok(out['./widget']!.includes(name), `widget exports ${name}`);
+    assert.equal(out['./widget/standalone'], pathToFileURL(join(consumer, 'node_modules/ask-user-kit', STANDALONE)).href);
+    assert.equal(out['./package.json'], 'ask-user-kit');
+    (state as Record<string, unknown>).widgetExports = out['./widget'];
+  });
+
+  await t.test('TypeScript consumers typecheck every entry and the README example (nodenext and bundler)', async (t) => {
+    if (!state.installed) return t.skip('not installed');
+    writeFileSync(join(consumer, 'every-entry.ts'), EVERY_ENTRY_TS);
+    writeFileSync(join(consumer, 'server.ts'), readmeExampleAsConsumer(join(root, 'README.md')));
+    const configs: Array<[string, string]> = [];
+    for (const resolution of ['nodenext', 'bundler'] as const) {
+      // Every entry without Node's types (a browser consumer has none); the example is a Node server.
+      configs.push([`tsconfig.entries.${resolution}.json`, consumerTsconfig(resolution, ['every-entry.ts'], [])]);
+      configs.push([`tsconfig.server.${resolution}.json`, consumerTsconfig(resolution, ['server.ts'], ['node'])]);
+    }
+    for (const [name, body] of configs) writeFileSync(join(consumer, name), body);
+    const results = await Promise.all(configs.map(([name]) => run(bin('tsc'), ['-p', name, '--pretty', 'false'], consumer)));
+    const failures = results.flatMap((r, i) => (r.code === 0 ? [] : [`${configs[i]![0]}: ${show(r)}`]));
+    assert.deepEqual(failures, [], 'every consumer configuration typechecks');
+  });
+
+  await t.test("the README's drop-in example serves a pause and a continue, and the standalone bundle answers in Chromium", async (t) => {
+    if (!state.installed) return t.skip('not installed');
+    const model: ScriptedModel = await startScriptedModel({ fallback: scriptedTurn });
+    t.after(() => model.close());
+    const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-package-test', ASK_USER_STORE: 'memory' });
+    const example = await startExample(t, consumer, env);
+
+    // (c) The example as a host runs it: a chat pauses on the model's question, the answer continues the run.
+    const chat = await postStream(`${example.url}/api/chat`, { sessionId: 'pkg-node', message: 'ship it' });
+    assert.equal(chat.status, 200, chat.raw);
+    assert.deepEqual(shape(chat), ['message_delta', 'user_input_required', 'done'], chat.raw);
+    const ask = first(chat, 'user_input_required');
+    assert.equal(ask.title, 'Which build should ship?');
+    assert.equal(ask.resumable, true);
+    assert.deepEqual(first(chat, 'done'), { reason: 'paused' });
+    // The example's authorize(): another caller's session is refused.
+    assert.equal((await getJson(`${example.url}/api/interactions/pending?sessionId=other-session`)).status, 403);
+
+    const cont = await postStream(`${example.url}/api/chat/continue`, answerBody('pkg-node', ask.id, ['beta']));
+    assert.equal(cont.status, 200, cont.raw);
+    assert.deepEqual(shape(cont), ['interaction_resolved', 'tool_result', 'tool_result', 'message_delta', 'done'], cont.raw);
+    const results = cont.events.filter((e) => e.event === 'tool_result').map((e) => [e.data.name, e.data.content]);
+    assert.deepEqual(results[0], ['ask_user', '{"selections":["beta"],"customInput":"","cancelled":false}']);
+    assert.deepEqual(results[1], [HOST_TOOL.name, HOST_TOOL.output], "the host's own tool (myTools) ran");
+    assert.deepEqual(first(cont, 'done'), { reason: 'completed' });
+    assert.equal(model.requests.length, 3, 'ask, the tool call after the answer, the final answer');
+
+    // (d) A plain page loads the standalone bundle from the installed package; its card restores the
+    // next session's pending question, the user answers in it, and the provider continues the run.
+    const paused = await postStream(`${example.url}/api/chat`, { sessionId: 'pkg-page', message: 'ship it' });
+    assert.deepEqual(first(paused, 'done'), { reason: 'paused' });
+    writeFileSync(join(consumer, 'standalone.html'), standalonePage(`/node_modules/ask-user-kit/${STANDALONE}`, 'pkg-page'));
+    const page = await startPageServer(consumer, () => example.port);
+    t.after(() => new Promise<void>((ok) => page.server.close(() => ok())));
+
+    const executablePath = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => statSync(p, { throwIfNoEntry: false }));
+    assert.ok(executablePath, 'Chromium is installed (bash tests/ensure-tools.sh) or CHROMIUM_PATH names it');
+    // playwright gives the launch a fresh temporary profile (its own --user-data-dir) and removes it on close.
+    const browser = await chromium.launch({
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+    t.after(() => browser.close());
+    const tab = await browser.newPage();
+    const errors: string[] = [];
+    const elsewhere: string[] = [];
+    tab.on('pageerror', (e) => errors.push(e.message));
+    tab.on('console', (m) => void (m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text())));
+    tab.on('response', (r) => void (r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`)));
+    tab.on('request', (r) => void (r.url().startsWith(page.url) || elsewhere.push(r.url())));
+    await tab.goto(`${page.url}/standalone.html`);
+    await tab.waitForSelector('body[data-ready="true"]');
+
+    const defined = await tab.evaluate(() => ['ask-user-card', 'ask-user-provider'].map((n) => customElements.get(n)?.name ?? null));
+    assert.ok(defined.every((n) => n), `both elements are defined: ${JSON.stringify(defined)}`);
+    const kitExports = await tab.evaluate(() => (window as unknown as { kitExports: string[] }).kitExports);
+    assert.deepEqual(kitExports, (state as Record<string, unknown>).widgetExports, 'the standalone bundle exports what ask-user-kit/widget does');
+
+    const card = tab.locator('ask-user-card');
+    await card.locator('[part~="title"]', { hasText: 'Which build should ship?' }).waitFor();
+    // As a person does: a click on the option's label checks its radio.
+    const stable = card.locator('[part~="option"]', { hasText: 'Stable' });
+    await stable.locator('[part~="option-label"]').click();
+    assert.equal(await stable.locator('[part~="control"]').isChecked(), true);
+    await card.locator('[part~="submit-button"]').click();
+    await card.locator('[part~="receipt"]').waitFor();
+    await tab.waitForFunction(() => (window as unknown as { runEnded?: boolean }).runEnded === true, null, { timeout: 20_000 });
+    const continued = await tab.evaluate(() => (window as unknown as { continued: Array<{ event: string; data: any }> }).continued);
+    const names = continued.map((e) => e.event);
+    assert.ok(names.includes('interaction_resolved') && names.includes('tool_result'), names.join(' '));
+    assert.deepEqual(continued.at(-1), { event: 'done', data: { reason: 'completed' } });
+    assert.deepEqual(errors, [], 'no page errors');
+    assert.deepEqual(elsewhere, [], 'the page loads nothing from anywhere else');
+    const last = model.requests.at(-1)!.messages.at(-1)!;
+    assert.deepEqual([last.role, last.content], ['tool', HOST_TOOL.output], 'the answer from the page continued the run through the host tool');
+    assert.equal(example.child.exitCode, null, `the example is still serving:\n${example.output()}`);
+  });
+});
