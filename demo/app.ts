@@ -16,7 +16,7 @@ import { createAgentLoop, type AgentLoop, type LoopTool } from '../plugin/loop/i
 import { TraceBook } from './trace.js';
 import { staticFiles } from './static-files.js';
 import { demoTools } from './tools.js';
-import { sessionView } from './session-view.js';
+import { closingsOf, recordClosings, sessionView } from './session-view.js';
 
 export interface DemoAppOptions {
   store: PendingStore;
@@ -66,7 +66,7 @@ function badRequest(ctx: Koa.Context, message: string, field?: string) {
 export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   const { store, client, model, hostMode = 'persistent', ttlMs, locale = 'zh', maxRounds = 8, tools = demoTools, staticDir, heartbeatMs, system = DEMO_SYSTEM_PROMPT } = options;
   const trace = new TraceBook();
-  const logger = trace.auditLogger(options.audit ?? consoleAuditLogger());
+  const logger = recordClosings(store, trace.auditLogger(options.audit ?? consoleAuditLogger()));
   const common = {
     client,
     model,
@@ -126,7 +126,7 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
       ctx.body =
         ctx.path === '/api/trace'
           ? { sessionId: sessionId.data, lines: trace.get(sessionId.data) }
-          : sessionView(sessionId.data, await loop.getRun(sessionId.data));
+          : sessionView(sessionId.data, await loop.getRun(sessionId.data), await closingsOf(store, sessionId.data));
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/api/health') {

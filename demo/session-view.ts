@@ -1,14 +1,19 @@
 /**
  * `GET /api/session`: the run's history as the page redraws it after a refresh — user and assistant text,
- * tool calls with their results — without the system prompt.
+ * tool calls with their results — without the system prompt; and when each question closed, which the
+ * history itself does not hold, so a redrawn receipt shows the time the live one did.
  */
+import type { AuditLogger } from '../plugin/audit.js';
 import type { RunState } from '../plugin/loop/index.js';
+import type { PendingStore } from '../plugin/store/types.js';
 
 export interface SessionItem {
   role: 'user' | 'assistant' | 'tool';
   text?: string;
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   toolCallId?: string;
+  /** For an ask_user ToolResult: when the question closed (answered, cancelled, expired, superseded), ISO. */
+  at?: string;
 }
 
 export interface SessionViewBody {
@@ -21,7 +26,44 @@ export interface SessionViewBody {
 const text = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p as { text?: string }).text ?? '').join('') : '';
 
-export function sessionView(sessionId: string, run: RunState | undefined): SessionViewBody {
+/** ISO closing time of each question of a session, by tool call id. */
+export type Closings = Record<string, string>;
+
+const closingsKey = (sessionId: string) => `demo:closings:${sessionId}`;
+const CLOSING_EVENTS = new Set(['answered', 'cancelled', 'expired', 'superseded']);
+
+/**
+ * Audit entries go on to `next`; a question's closing also stores its time next to the run, so any
+ * instance sharing the store, or this one after a restart, can redraw it. An expired question closes at its
+ * `expiresAt`, as the live card says. A failed write only costs the time on a redrawn receipt.
+ */
+export function recordClosings(store: PendingStore, next: AuditLogger): AuditLogger {
+  return {
+    audit(entry) {
+      next.audit(entry);
+      const { sessionId, toolCallId } = entry;
+      if (!sessionId || !toolCallId || !CLOSING_EVENTS.has(entry.event)) return;
+      const at = (entry.event === 'expired' && entry.expiresAt) || entry.at;
+      void remember(store, sessionId, toolCallId, at).catch(() => {});
+    },
+  };
+}
+
+async function remember(store: PendingStore, sessionId: string, toolCallId: string, at: string): Promise<void> {
+  const key = closingsKey(sessionId);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await store.getState<Closings>(key);
+    // The first line wins: a roll-forward may log the same closing again, later.
+    if (current?.value[toolCallId]) return;
+    if (await store.putState(key, { ...current?.value, [toolCallId]: at }, { ifVersion: current ? current.version : null })) return;
+  }
+}
+
+export async function closingsOf(store: PendingStore, sessionId: string): Promise<Closings> {
+  return (await store.getState<Closings>(closingsKey(sessionId)))?.value ?? {};
+}
+
+export function sessionView(sessionId: string, run: RunState | undefined, closings: Closings = {}): SessionViewBody {
   if (!run) return { sessionId, status: 'new', items: [] };
   const items: SessionItem[] = [];
   for (const m of run.messages) {
@@ -29,7 +71,10 @@ export function sessionView(sessionId: string, run: RunState | undefined): Sessi
     else if (m.role === 'assistant') {
       const calls = (m.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
       items.push({ role: 'assistant', text: text(m.content), ...(calls.length ? { toolCalls: calls } : {}) });
-    } else if (m.role === 'tool') items.push({ role: 'tool', toolCallId: m.tool_call_id, text: text(m.content) });
+    } else if (m.role === 'tool') {
+      const at = closings[m.tool_call_id];
+      items.push({ role: 'tool', toolCallId: m.tool_call_id, text: text(m.content), ...(at ? { at } : {}) });
+    }
   }
   return { sessionId, status: run.status, ...(run.paused ? { paused: run.paused } : {}), items };
 }

@@ -149,11 +149,18 @@ export const cardStyles = css`
   .option label {
     cursor: pointer;
   }
-  /* The label covers its whole bordered box, so a tap on the description or the padding selects it too. */
+  /*
+   * The label covers its whole bordered box, so a tap on the description or the padding selects it too;
+   * the control stays on top, to be hit as itself.
+   */
   .option label::after {
     content: '';
     position: absolute;
     inset: 0;
+  }
+  .option input {
+    position: relative;
+    z-index: 1;
   }
   .option-description {
     grid-column: 2;

@@ -1,16 +1,22 @@
 /**
  * Redrawing a session after a reload from `GET /api/session`: text bubbles, tool results, and for every
- * closed question a static receipt built from the ask_user arguments and the ToolResult the model received.
- * Its words are the card's own (the widget's `STRINGS`), so a redrawn receipt says what the live card said.
- * `historyEntries` is pure (tested in Node); `historicReceipt` turns one receipt into DOM.
+ * closed question a static receipt built from the ask_user arguments, the ToolResult the model received,
+ * when it closed and what the run did next. It is drawn by the card's own receipt template and styles, so
+ * a redrawn receipt says and looks what the live card did. `historyEntries` is pure (tested in Node);
+ * `historicReceipt` turns one receipt into DOM.
  */
-import type { AskUserStrings } from '../../widget/index.js';
+import { adoptStyles, html, render } from 'lit';
+import type { AskUserLocale, AskUserRequest, AskUserStrings, DoneReason } from '../../widget/index.js';
+import { receiptTemplate } from '../../widget/ask-user-card.templates.js';
+import { cardStyles } from '../../widget/ask-user-card.styles.js';
 
 export interface SessionItem {
   role: 'user' | 'assistant' | 'tool';
   text?: string;
   toolCalls?: Array<{ id: string; name: string; arguments: string }>;
   toolCallId?: string;
+  /** For an ask_user ToolResult: when the question closed, ISO. */
+  at?: string;
 }
 
 export interface SessionView {
@@ -22,6 +28,7 @@ export interface SessionView {
 
 interface AskArgs {
   title?: string;
+  mode?: string;
   options?: Array<{ id: string; label: string }>;
 }
 
@@ -38,7 +45,13 @@ export type ReceiptState = 'answered' | 'cancelled' | 'expired' | 'superseded';
 export interface HistoricReceipt {
   toolCallId: string;
   title: string;
+  /** The question's mode, which decides the answer's rows (as on the live card); '' when unknown. */
+  mode?: string;
   state: ReceiptState;
+  /** When it closed (ISO), when the server recorded it. */
+  at?: string;
+  /** For an answered question: how the run it continued ended; unset while that run still runs. */
+  runEnded?: DoneReason;
   /** Labels of the chosen options (an id no longer among them as itself), when answered. */
   selections: string[];
   customInput: string;
@@ -67,19 +80,36 @@ const isAnswer = (v: unknown): v is ToolAnswer =>
  * user never saw a card, so there is nothing to redraw. A call with no ToolResult and no open card was
  * shown, but nothing came back before it lapsed, so it reads as expired.
  */
-export function pastQuestion(toolCallId: string, args: string, result: string | undefined): HistoricReceipt | undefined {
+export function pastQuestion(toolCallId: string, args: string, result: string | undefined, at?: string): HistoricReceipt | undefined {
   const answer = parse(result);
   if (result !== undefined && !isAnswer(answer)) return undefined;
   const raw = parse(args);
   const q: AskArgs = typeof raw === 'object' && raw !== null ? (raw as AskArgs) : {};
   const title = typeof q.title === 'string' ? q.title : '';
-  if (!isAnswer(answer)) return { toolCallId, title, state: 'expired', selections: [], customInput: '' };
+  const known = { toolCallId, title, ...(typeof q.mode === 'string' ? { mode: q.mode } : {}), ...(at ? { at } : {}) };
+  if (!isAnswer(answer)) return { ...known, state: 'expired', selections: [], customInput: '' };
   if (answer.cancelled) {
     const state = answer.reason === 'expired' || answer.reason === 'superseded' ? answer.reason : 'cancelled';
-    return { toolCallId, title, state, selections: [], customInput: '' };
+    return { ...known, state, selections: [], customInput: '' };
   }
   const labels = answer.selections.map((id) => (Array.isArray(q.options) ? q.options.find((o) => o?.id === id)?.label : undefined) ?? id);
-  return { toolCallId, title, state: 'answered', selections: labels, customInput: typeof answer.customInput === 'string' ? answer.customInput : '' };
+  return { ...known, state: 'answered', selections: labels, customInput: typeof answer.customInput === 'string' ? answer.customInput : '' };
+}
+
+/**
+ * How the run an answer continued ended, read from what followed its ToolResult up to the next user
+ * message, as the live card learnt it from `done`: another question the user saw → `paused`; the model's
+ * text → `completed`; nothing → `error`, or still running when it is the session's last turn and the run is.
+ */
+function runAfter(rest: SessionItem[], results: Map<string, string>, running: boolean): DoneReason | undefined {
+  const end = rest.findIndex((i) => i.role === 'user');
+  const turn = end < 0 ? rest : rest.slice(0, end);
+  const asked = turn.some((i) =>
+    (i.toolCalls ?? []).some((c) => c.name === 'ask_user' && (!results.has(c.id) || pastQuestion(c.id, c.arguments, results.get(c.id)))),
+  );
+  if (asked) return 'paused';
+  if (end < 0 && running) return undefined;
+  return turn.some((i) => i.role === 'assistant' && i.text) ? 'completed' : 'error';
 }
 
 /** Tool messages by tool_call_id, to pair each call with what the model got back. */
@@ -92,18 +122,25 @@ export function resultsById(items: SessionItem[]): Map<string, string> {
  * `GET /api/interactions/pending`, not as a receipt). ask_user ToolResults are never shown as tool output:
  * the live page does not show them either.
  */
-export function historyEntries(items: SessionItem[], openToolCallId?: string): HistoryEntry[] {
+export function historyEntries(items: SessionItem[], openToolCallId?: string, running = false): HistoryEntry[] {
   const results = resultsById(items);
+  const closedAt = new Map(items.flatMap((i) => (i.role === 'tool' && i.toolCallId && i.at ? [[i.toolCallId, i.at] as const] : [])));
   const calls = new Map(items.flatMap((x) => x.toolCalls ?? []).map((c) => [c.id, c] as const));
   const out: HistoryEntry[] = [];
-  for (const it of items) {
+  for (const [index, it] of items.entries()) {
     if (it.role === 'user') out.push({ kind: 'user', text: it.text ?? '' });
     if (it.role === 'assistant') {
       if (it.text) out.push({ kind: 'assistant', text: it.text });
       for (const call of it.toolCalls ?? []) {
         if (call.name !== 'ask_user' || call.id === openToolCallId) continue;
-        const receipt = pastQuestion(call.id, call.arguments, results.get(call.id));
-        if (receipt) out.push({ kind: 'receipt', receipt });
+        const receipt = pastQuestion(call.id, call.arguments, results.get(call.id), closedAt.get(call.id));
+        if (!receipt) continue;
+        if (receipt.state === 'answered') {
+          const after = items.slice(items.findIndex((i, n) => n > index && i.role === 'tool' && i.toolCallId === call.id) + 1 || items.length);
+          const runEnded = runAfter(after, results, running);
+          if (runEnded) receipt.runEnded = runEnded;
+        }
+        out.push({ kind: 'receipt', receipt });
       }
     }
     if (it.role === 'tool') {
@@ -114,31 +151,23 @@ export function historyEntries(items: SessionItem[], openToolCallId?: string): H
   return out;
 }
 
-const STATE_KEY = {
-  answered: 'receiptAnswered',
-  cancelled: 'receiptCancelled',
-  expired: 'receiptExpired',
-  superseded: 'receiptSuperseded',
-} as const satisfies Record<ReceiptState, keyof AskUserStrings>;
-
-/** A receipt for a question that is already closed, as plain DOM (text only, never HTML from the model). */
-export function historicReceipt(r: HistoricReceipt, s: AskUserStrings): HTMLElement {
-  const box = document.createElement('div');
-  box.className = 'historic-receipt';
-  box.dataset.testid = 'historic-receipt';
-  const title = document.createElement('strong');
-  title.textContent = r.title;
-  const status = document.createElement('span');
-  status.className = 'receipt-status';
-  status.textContent = s[STATE_KEY[r.state]];
-  box.append(title, status);
-  if (r.state === 'answered') {
-    const line = document.createElement('div');
-    const parts: string[] = [];
-    if (r.selections.length) parts.push(`${s.receiptSelections}: ${r.selections.join(', ')}`);
-    if (r.customInput) parts.push(`${s.receiptCustom}: ${r.customInput}`);
-    line.textContent = parts.join(' · ') || s.receiptNothing;
-    box.append(line);
-  }
-  return box;
+/**
+ * A receipt for a question that is already closed: the card's receipt template in a shadow root with the
+ * card's styles (model text stays text there too). `data-testid="historic-receipt"` is on the receipt.
+ */
+export function historicReceipt(r: HistoricReceipt, s: AskUserStrings, locale: AskUserLocale): HTMLElement {
+  const host = document.createElement('div');
+  host.className = 'historic-card';
+  const root = host.attachShadow({ mode: 'open' });
+  adoptStyles(root, [cardStyles]);
+  const receipt = {
+    kind: r.state,
+    ...(r.at ? { at: r.at } : {}),
+    ...(r.state === 'answered' ? { selections: r.selections, customInput: r.customInput } : {}),
+    ...(r.runEnded ? { runEnded: r.runEnded } : {}),
+  };
+  // The labels are already resolved, so no options: each "id" shows as itself.
+  render(html`<div part="base" class="base">${receiptTemplate({ title: r.title, mode: (r.mode ?? '') as AskUserRequest['mode'] }, receipt, s, locale)}</div>`, root);
+  root.querySelector<HTMLElement>('[part~="receipt"]')!.dataset.testid = 'historic-receipt';
+  return host;
 }

@@ -1,11 +1,16 @@
-/** The page's own words, zh-CN and en. Receipts, live or redrawn, use the card's (`STRINGS` of the widget). */
+/**
+ * The page's own words, zh-CN and en. Receipts, live or redrawn, use the card's (`STRINGS` of the widget).
+ * `…Short` labels replace the long ones on a phone, where the header has one row for all buttons.
+ */
 export type PageLang = 'zh' | 'en';
 
 export const PAGE_STRINGS = {
   zh: {
     title: 'ask_user 演示',
     newSession: '新会话',
+    newSessionShort: '新会话',
     trace: '开发者面板',
+    traceShort: '开发者',
     chat: '对话',
     hints: '试试：「帮我规划发布」「要跑哪些测试」「输出到哪个目录」「需要多少实例」「启用哪些功能」「给项目起个名字」',
     message: '消息',
@@ -26,7 +31,9 @@ export const PAGE_STRINGS = {
   en: {
     title: 'ask_user demo',
     newSession: 'New session',
+    newSessionShort: 'New',
     trace: 'Developer panel',
+    traceShort: 'Dev',
     chat: 'Chat',
     hints: 'Try: “plan a release”, “which tests should run”, “which directory”, “how many instances”, “enable features”, “name the project”',
     message: 'Message',

@@ -5,7 +5,7 @@
  * history and restores the open card from `GET /api/interactions/pending`.
  */
 import '../../widget/index.js';
-import { STRINGS, fetchPending, startChat, type AskUserCard, type AskUserContinuedEvent, type ChatEvent, type DoneReason } from '../../widget/index.js';
+import { STRINGS, fetchPending, startChat, type AskUserCard, type AskUserLocale, type AskUserContinuedEvent, type ChatEvent, type DoneReason } from '../../widget/index.js';
 import { PAGE_STRINGS, type PageLang } from './i18n.js';
 import { historicReceipt, historyEntries, type SessionView } from './history.js';
 
@@ -32,8 +32,11 @@ function applyLang() {
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
   for (const el of document.querySelectorAll<HTMLElement>('[data-i18n]')) el.textContent = s()[el.dataset.i18n as keyof ReturnType<typeof s>];
   for (const el of document.querySelectorAll<HTMLTextAreaElement>('[data-i18n-placeholder]')) el.placeholder = s()[el.dataset.i18nPlaceholder as 'placeholder'];
-  $('#lang').textContent = s().langButton;
+  // The button names the other language in that language; `lang` lets a screen reader say it so.
+  $('#lang').lang = lang === 'zh' ? 'en' : 'zh-CN';
   $('[data-testid="session-id"]').textContent = sessionId;
+  // The id is cut to fit a phone; the whole of it stays in the DOM (copy) and in the tooltip.
+  $('.session').title = sessionId;
   provider.locale = lang === 'zh' ? 'zh-CN' : 'en';
   for (const card of cards.values()) card.locale = provider.locale;
 }
@@ -137,7 +140,7 @@ async function send(message: string) {
 }
 
 /** The receipts the live card and the redrawn history show, in the page's language. */
-const cardStrings = () => STRINGS[lang === 'zh' ? 'zh-CN' : 'en'];
+const cardLocale = (): AskUserLocale => (lang === 'zh' ? 'zh-CN' : 'en');
 
 /** After a reload: the history, then the open card (which may say the run cannot resume). */
 async function restore() {
@@ -145,11 +148,12 @@ async function restore() {
   cards.clear();
   const res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
   const view = (await res.json()) as SessionView;
-  runStatus.textContent = view.status === 'new' ? 'idle' : view.status;
   const pending = await fetchPending(sessionId).catch(() => null);
-  for (const e of historyEntries(view.items, pending?.toolCallId)) {
+  // A run paused on a question that timed out is not waiting for anyone any more.
+  runStatus.textContent = pending?.status === 'expired' ? 'expired' : view.status === 'new' ? 'idle' : view.status;
+  for (const e of historyEntries(view.items, pending?.toolCallId, view.status === 'running')) {
     if (e.kind === 'tool') toolItem(e.name, e.content);
-    else if (e.kind === 'receipt') item('card').append(historicReceipt(e.receipt, cardStrings()));
+    else if (e.kind === 'receipt') item('card').append(historicReceipt(e.receipt, STRINGS[cardLocale()], cardLocale()));
     else item(e.kind, e.text);
   }
   if (pending) addCard(pending);
@@ -183,6 +187,10 @@ input.addEventListener('keydown', (ev) => {
 document.addEventListener('ask-user-continued', (ev) => {
   const { requestId, events } = (ev as AskUserContinuedEvent).detail;
   void drawStream(events).then((reason) => cards.get(requestId)?.markRunEnded(reason));
+});
+// The run stays paused on a question nobody can answer any more; the header says so instead.
+document.addEventListener('ask-user-expired', (ev) => {
+  if (streaming === 0 && [...cards.values()].at(-1) === ev.target) runStatus.textContent = 'expired';
 });
 $('#lang').addEventListener('click', () => {
   lang = lang === 'zh' ? 'en' : 'zh';

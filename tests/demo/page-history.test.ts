@@ -46,7 +46,9 @@ test('refused ask_user calls (invalid arguments, a second question in one turn) 
       ['call_q3', 'answered'],
     ],
   );
-  assert.deepEqual(receipts(entries)[1], { toolCallId: 'call_q3', title: 'How should I proceed?', state: 'answered', selections: ['Analyse first'], customInput: 'carefully' });
+  const { at, ...answered } = receipts(entries)[1]!;
+  assert.deepEqual(answered, { toolCallId: 'call_q3', title: 'How should I proceed?', mode: 'single', state: 'answered', selections: ['Analyse first'], customInput: 'carefully', runEnded: 'completed' });
+  assert.match(at ?? '', /^\d{4}-\d\d-\d\dT/, 'the session view gives the time the question closed');
   assert.ok(!entries.some((e) => e.kind === 'tool'), 'ask_user ToolResults, refused or not, are not drawn as tool output');
   assert.deepEqual(
     entries.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => (e as { text: string }).text),
