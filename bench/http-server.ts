@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import { createAskUserKit, formatEvent, SSE_HEADERS, userInputRequiredOf, type AskUserKit } from '../plugin/index.js';
+import { allowAnyCaller, createAskUserKit, formatEvent, SSE_HEADERS, userInputRequiredOf, type AskUserKit } from '../plugin/index.js';
 import { discardingAudit, instantHost, QUESTION_ARGUMENTS } from './lib/bench-kit.js';
 
 export type ParentMessage =
@@ -32,6 +32,7 @@ export type ChildMessage =
 let resumed = 0;
 const base = instantHost(() => kit.store);
 const kit: AskUserKit = createAskUserKit({
+  authorize: allowAnyCaller,
   logger: discardingAudit(),
   host: { ...base, resume: async (ctx) => void (await base.resume(ctx), resumed++) },
 });

@@ -6,6 +6,7 @@
 import Koa from 'koa';
 import type OpenAI from 'openai';
 import { createAskUserKit, type AskUserKit } from '../plugin/ask-user-kit.js';
+import { allowAnyCaller, type Authorize } from '../plugin/authorization.js';
 import { consoleAuditLogger, type AuditLogger } from '../plugin/audit.js';
 import { AskUserError } from '../plugin/errors.js';
 import { readJsonBody } from '../plugin/json-body.js';
@@ -42,6 +43,8 @@ export interface DemoAppOptions {
   modelIdleTimeoutMs?: number;
   /** The loop's log of failures. @default console.error with API-key-like tokens masked */
   onError?: (err: unknown) => void;
+  /** Who may act on a session. */
+  authorize?: Authorize;
 }
 
 export interface DemoApp {
@@ -65,6 +68,7 @@ function badRequest(ctx: Koa.Context, message: string, field?: string) {
 
 export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   const { store, client, model, hostMode = 'persistent', ttlMs, locale = 'zh', maxRounds = 8, tools = demoTools, staticDir, heartbeatMs, system = DEMO_SYSTEM_PROMPT } = options;
+  const authorize = options.authorize ?? allowAnyCaller;
   const trace = new TraceBook();
   const logger = recordClosings(store, trace.auditLogger(options.audit ?? consoleAuditLogger()));
   const common = {
@@ -85,11 +89,11 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   if (hostMode === 'in-process') {
     // The run lives in this process only: its history in a memory store, its pause in the kit's waiter.
     stateStore = await openStore('memory');
-    kit = createAskUserKit({ store, logger, ...(ttlMs ? { ttlMs } : {}), ...(heartbeatMs !== undefined ? { heartbeatMs } : {}) });
+    kit = createAskUserKit({ store, logger, authorize, ...(ttlMs ? { ttlMs } : {}), ...(heartbeatMs !== undefined ? { heartbeatMs } : {}) });
     loop = createAgentLoop({ ...common, stateStore, inProcess: kit, coordinator: kit });
   } else {
     loop = createAgentLoop(common);
-    kit = createAskUserKit({ store, logger, host: loop.host, ...(ttlMs ? { ttlMs } : {}), ...(heartbeatMs !== undefined ? { heartbeatMs } : {}) });
+    kit = createAskUserKit({ store, logger, authorize, host: loop.host, ...(ttlMs ? { ttlMs } : {}), ...(heartbeatMs !== undefined ? { heartbeatMs } : {}) });
     loop.attach(kit);
   }
 

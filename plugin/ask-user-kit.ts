@@ -8,7 +8,8 @@ import { consoleAuditLogger, recordEntry, safeAuditLogger, type AuditLogger } fr
 import { createCoordinator, type CloseStatus, type InterceptContext, type InterceptResult, type ToolCallLike } from './coordinator.js';
 import { createInProcessHost, type InProcessAnswer, type InProcessHost } from './in-process-host.js';
 import { lazyStore } from './lazy-store.js';
-import { createRoutes, type Authorize } from './routes.js';
+import { createRoutes } from './routes.js';
+import { requireAuthorize, type Authorize } from './authorization.js';
 import { openSse, type OpenSseOptions } from './sse-writer.js';
 import type { RunHost, SseSink } from './host.js';
 import type { InteractionRecord, PendingStore, StoreOptions } from './store/types.js';
@@ -27,10 +28,17 @@ export interface AskUserKitOptions {
   /** Path prefix of the routes: `${prefix}/chat/continue`, `${prefix}/interactions/pending`. @default '/api' */
   prefix?: string;
   /**
-   * Host authorization for continue and pending; resolve `false` to refuse with 403 `forbidden`.
-   * @default undefined (every caller may act on every session)
+   * Binds a session to the caller, for continue and pending: resolve `false` to refuse with 403
+   * `forbidden`. Required to serve the routes; `allowAnyCaller` is the explicit opt-out for tests and
+   * local demos (logged once when the routes are built).
    */
   authorize?: Authorize;
+  /**
+   * Front-end origins besides the server's own that may POST continue (a browser's `Origin`); any other
+   * origin, or a `Sec-Fetch-Site` of `cross-site`/`same-site` without an allowed Origin, gets 403.
+   * @default []
+   */
+  allowedOrigins?: readonly string[];
   /** Audit sink (docs/protocol.md §8); never receives free text. @default one JSON line per entry on stdout */
   logger?: AuditLogger;
   /** Interval of the SSE `: ping` comment, ms; 0 turns it off. @default 15000 */
@@ -90,6 +98,7 @@ export function createAskUserKit(options: AskUserKitOptions = {}): AskUserKit {
     ttlMs = DEFAULT_TTL_MS,
     prefix = '/api',
     authorize,
+    allowedOrigins = [],
     logger = consoleAuditLogger(),
     heartbeatMs = DEFAULT_HEARTBEAT_MS,
     now = Date.now,
@@ -112,7 +121,19 @@ export function createAskUserKit(options: AskUserKitOptions = {}): AskUserKit {
 
   return {
     routes() {
-      routes ??= createRoutes({ store, host, coordinator, audit, prefix: normalizedPrefix, authorize, heartbeatMs, now, sseTimers, onError });
+      routes ??= createRoutes({
+        store,
+        host,
+        coordinator,
+        audit,
+        prefix: normalizedPrefix,
+        authorize: requireAuthorize(authorize, (message) => console.warn(message)),
+        allowedOrigins,
+        heartbeatMs,
+        now,
+        sseTimers,
+        onError,
+      });
       return routes;
     },
     intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),

@@ -18,7 +18,9 @@ export {
   type InterceptResult,
   type ToolCallLike,
 } from './coordinator.js';
-export { createRoutes, receiptOf, type Authorize, type RoutesDeps } from './routes.js';
+export { createRoutes, receiptOf, type RoutesDeps } from './routes.js';
+export { allowAnyCaller, type Authorize } from './authorization.js';
+export { sameOriginOnly, crossSiteReason, type SameOriginOptions } from './same-origin.js';
 export { readJsonBody } from './json-body.js';
 export { openSse, formatEvent, formatComment, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-writer.js';
 export {

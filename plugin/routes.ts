@@ -2,7 +2,7 @@
  * `POST {prefix}/chat/continue` and `GET {prefix}/interactions/pending` (docs/protocol.md §4, §5).
  *
  * Order of checks on continue, each before anything is consumed:
- *   body (400/413/415) → authorize (403 forbidden) → lookup (404) → owner (403 session_mismatch) →
+ *   cross-site browser request (403 forbidden) → body (400/413/415) → authorize (403 forbidden) → lookup (404) → owner (403 session_mismatch) →
  *   already closed (409 already_answered + receipt) → past expiry (410) → host can resume (409
  *   not_resumable) → answer fits the stored form (422) → atomic claim (one winner; losers 409/410).
  * Only the claim consumes the interaction, so every refusal leaves it pending and a retry is safe.
@@ -26,7 +26,10 @@ import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type
 import type { RunHost } from './host.js';
 import { StoreUnavailableError, type InteractionRecord, type PendingStore } from './store/types.js';
 
-export type Authorize = (ctx: ParameterizedContext, sessionId: string) => boolean | Promise<boolean>;
+import type { Authorize } from './authorization.js';
+import { assertSameOrigin } from './same-origin.js';
+
+export type { Authorize } from './authorization.js';
 
 export interface RoutesDeps {
   store: PendingStore;
@@ -34,7 +37,9 @@ export interface RoutesDeps {
   coordinator: Coordinator;
   audit: AuditLogger;
   prefix: string;
-  authorize?: Authorize;
+  authorize: Authorize;
+  /** Front-end origins besides the server's own that may POST continue. */
+  allowedOrigins: readonly string[];
   heartbeatMs: number;
   now: () => number;
   sseTimers?: OpenSseOptions['timers'];
@@ -96,7 +101,7 @@ function closedError(record: InteractionRecord): AskUserError {
 }
 
 export function createRoutes(deps: RoutesDeps): Middleware {
-  const { store, host, coordinator, audit, authorize, heartbeatMs, now, sseTimers, onError } = deps;
+  const { store, host, coordinator, audit, authorize, allowedOrigins, heartbeatMs, now, sseTimers, onError } = deps;
   const prefix = deps.prefix.replace(/\/+$/, '');
   const router = new Router();
 
@@ -107,7 +112,7 @@ export function createRoutes(deps: RoutesDeps): Middleware {
   };
 
   const checkAuthorized = async (ctx: ParameterizedContext, sessionId: string) => {
-    if (authorize && !(await authorize(ctx, sessionId))) {
+    if (!(await authorize(ctx, sessionId))) {
       throw new AskUserError('forbidden', 'This request is not allowed to act on that session.');
     }
   };
@@ -122,6 +127,8 @@ export function createRoutes(deps: RoutesDeps): Middleware {
   router.post(`${prefix}/chat/continue`, async function continueInteraction(ctx) {
     let known: AuditContext = {};
     try {
+      // Before the body is read: a page on another site learns nothing, not even whether its body parsed.
+      assertSameOrigin(ctx, allowedOrigins);
       const parsed = continueBodySchema.safeParse(await readJsonBody(ctx));
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import OpenAI from 'openai';
 import { createAskUserKit } from '../../plugin/ask-user-kit.js';
+import { allowAnyCaller } from '../../plugin/authorization.js';
 import { memoryAuditLogger } from '../../plugin/audit.js';
 import { openStore } from '../../plugin/store/index.js';
 import type { PendingStore } from '../../plugin/store/types.js';
@@ -37,7 +38,7 @@ test('in-process host: a continued run that throws ends the continue stream with
       };
     },
   }) as PendingStore;
-  const kit = createAskUserKit({ store, logger: memoryAuditLogger(), heartbeatMs: 0 });
+  const kit = createAskUserKit({ store, logger: memoryAuditLogger(), heartbeatMs: 0, authorize: allowAnyCaller });
   const errors: unknown[] = [];
   const loop = createAgentLoop({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', store, stateStore, inProcess: kit, coordinator: kit, onError: (e) => errors.push(e) });
   const app = new Koa();
@@ -59,7 +60,8 @@ test('in-process host: a continued run that throws ends the continue stream with
   const ask = sse.events.find((e) => e.event === 'user_input_required')!.data as { id: string };
   armed = true;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/chat/continue`;
-  const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the continue stream never ended')), 5000).unref());
+  // Tells a hang from a slow machine: the stream ends at once unless it hangs.
+  const hang = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the continue stream never ended')), 30_000).unref());
   const cont = await Promise.race([postStream(url, answerBody('s-fail', ask.id, ['safe'])), hang]);
   assert.deepEqual(shape(cont).slice(0, 2), ['interaction_resolved', 'tool_result']);
   assert.deepEqual(shape(cont).slice(-2), ['error', 'done'], 'the stream ends with the failure');

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Koa from 'koa';
-import { createAskUserKit, DEFAULT_HEARTBEAT_MS, DEFAULT_TTL_MS, memoryAuditLogger, type RunHost } from '../../plugin/index.js';
+import { allowAnyCaller, createAskUserKit, DEFAULT_HEARTBEAT_MS, DEFAULT_TTL_MS, memoryAuditLogger, type RunHost } from '../../plugin/index.js';
 import * as plugin from '../../plugin/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { answer, errorOf, readSse, startApp } from './harness.js';
@@ -111,7 +111,7 @@ describe('createAskUserKit', () => {
     };
     const { openStore } = plugin;
     const store = await openStore('memory');
-    const kit = createAskUserKit({ store, host: failing, logger: memoryAuditLogger(), onError: (e) => errors.push(e) });
+    const kit = createAskUserKit({ store, host: failing, logger: memoryAuditLogger(), onError: (e) => errors.push(e), authorize: allowAnyCaller });
     const app = new Koa();
     app.use(kit.routes());
     const { createServer } = await import('node:http');

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import {
+  allowAnyCaller,
   createAskUserKit,
   memoryAuditLogger,
   openStore,
@@ -154,7 +155,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const store = wrapStore ? wrapStore(opened) : opened;
   const audit = memoryAuditLogger();
   const host = inProcess ? undefined : recordingHost(() => store, resumable);
-  const kit = createAskUserKit({ expiryTimers: false, ...kitOptions, store, now, logger: audit, ...(host ? { host } : {}) });
+  const kit = createAskUserKit({ expiryTimers: false, authorize: allowAnyCaller, ...kitOptions, store, now, logger: audit, ...(host ? { host } : {}) });
   const app = new Koa();
   app.silent = true;
   for (const mw of before) app.use(mw);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { createAskUserKit, createInProcessHost, InProcessHostError, memoryAuditLogger, openStore, type AskUserKit, type InProcessAnswer, type PendingStore } from '../../plugin/index.js';
+import { allowAnyCaller, createAskUserKit, createInProcessHost, InProcessHostError, memoryAuditLogger, openStore, type AskUserKit, type InProcessAnswer, type PendingStore } from '../../plugin/index.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { answer, errorOf, parseSse, readSse, recordingHost, SINGLE } from './harness.js';
 
@@ -23,7 +23,7 @@ interface InMemoryServer {
 
 /** A host app with its own in-memory loop: POST /api/chat asks once, pauses, and on an answer says what it got. */
 async function start(store: PendingStore): Promise<InMemoryServer> {
-  const kit = createAskUserKit({ store, logger: memoryAuditLogger(), expiryTimers: false, heartbeatMs: 0 });
+  const kit = createAskUserKit({ store, logger: memoryAuditLogger(), expiryTimers: false, heartbeatMs: 0, authorize: allowAnyCaller });
   const woke: InProcessAnswer[] = [];
   const runs = new Map<string, AbortController>();
   const app = new Koa();

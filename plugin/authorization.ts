@@ -1,0 +1,34 @@
+/**
+ * Who may act on a session. The kit serves its routes only with a policy: a function that binds the
+ * session to the caller, or `allowAnyCaller`, the explicit opt-out for tests and local demos. A session
+ * id travels in URLs, logs and support tickets, so knowing one must never be enough to read or answer
+ * its question.
+ */
+import type { ParameterizedContext } from 'koa';
+
+/** Resolve true when the request's caller owns `sessionId`; false answers 403 `forbidden`. */
+export type Authorize = (ctx: ParameterizedContext, sessionId: string) => boolean | Promise<boolean>;
+
+const ANY_CALLER = Symbol.for('ask-user-kit.allow-any-caller');
+
+/**
+ * Every caller may read and answer every session's questions. For tests and local demos only: the kit
+ * logs a warning once when it starts serving with it.
+ */
+export const allowAnyCaller: Authorize = Object.assign(() => true, { [ANY_CALLER]: true });
+
+const isAllowAnyCaller = (authorize: Authorize) => (authorize as unknown as Record<symbol, unknown>)[ANY_CALLER] === true;
+
+/** The policy the routes use; throws when there is none, warns once when it is the opt-out. */
+export function requireAuthorize(authorize: Authorize | undefined, warn: (message: string) => void): Authorize {
+  if (typeof authorize !== 'function') {
+    throw new TypeError(
+      'createAskUserKit({ authorize }) is required to serve the routes: pass (ctx, sessionId) => boolean that checks the caller owns the session ' +
+        '(for example against your login), or allowAnyCaller for tests and local demos.',
+    );
+  }
+  if (isAllowAnyCaller(authorize)) {
+    warn('[ask-user-kit] authorize: allowAnyCaller — every caller may read and answer every session\'s questions. Use it only for tests and local demos.');
+  }
+  return authorize;
+}
