@@ -87,7 +87,8 @@ test('npm run demo starts offline and the scripted assistant understands the ans
       await page.waitForSelector('body[data-ready="true"]');
       const receipt = page.locator('[data-testid="historic-receipt"]').last();
       await receipt.waitFor();
-      assert.match((await receipt.textContent()) ?? '', /Integration, Browser/);
+      // The card's own words: in zh-CN (the page's default) the labels are joined with 、, as on the live card.
+      assert.match((await receipt.textContent()) ?? '', /Integration、Browser/);
       assert.equal(await page.locator('ask-user-card').count(), 0, 'nothing is pending after the answer');
 
       await page.click('[data-testid="trace-toggle"]');
