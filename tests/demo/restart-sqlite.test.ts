@@ -94,7 +94,8 @@ test('a question that expired while the server was down is closed by the startup
     await model.close();
     await dir.remove();
   });
-  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'm', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`, ASK_USER_TTL_MS: '1500' };
+  // Long enough that the first server, however loaded the machine, is killed before its own timer closes it.
+  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'm', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`, ASK_USER_TTL_MS: '4000' };
   const one = await startDemoServer({ env });
   const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-down', message: 'go' }), 'user_input_required');
   await one.kill();
