@@ -6,7 +6,8 @@
 import Koa from 'koa';
 import type OpenAI from 'openai';
 import { createAskUserKit, type AskUserKit } from '../plugin/ask-user-kit.js';
-import { allowAnyCaller, type Authorize } from '../plugin/authorization.js';
+import type { Authorize } from '../plugin/authorization.js';
+import { crossSiteReason } from '../plugin/same-origin.js';
 import { consoleAuditLogger, type AuditLogger } from '../plugin/audit.js';
 import { AskUserError } from '../plugin/errors.js';
 import { readJsonBody } from '../plugin/json-body.js';
@@ -17,6 +18,7 @@ import { createAgentLoop, type AgentLoop, type LoopTool } from '../plugin/loop/i
 import { TraceBook } from './trace.js';
 import { staticFiles } from './static-files.js';
 import { demoTools } from './tools.js';
+import { sessionOwners } from './session-owners.js';
 import { closingsOf, recordClosings, sessionView } from './session-view.js';
 
 export interface DemoAppOptions {
@@ -43,15 +45,21 @@ export interface DemoAppOptions {
   modelIdleTimeoutMs?: number;
   /** The loop's log of failures. @default console.error with API-key-like tokens masked */
   onError?: (err: unknown) => void;
-  /** Who may act on a session. */
+  /** Who may act on a session. @default the browser that first used it (an HttpOnly cookie; demo/session-owners.ts) */
   authorize?: Authorize;
+  /**
+   * Keep the developer trace (raw SSE bytes and audit lines, free text included, in process memory) and
+   * serve it at `GET /api/trace` to the session's owner. @default false
+   */
+  trace?: boolean;
 }
 
 export interface DemoApp {
   app: Koa;
   kit: AskUserKit;
   loop: AgentLoop;
-  trace: TraceBook;
+  /** The developer trace, when `trace` is on. */
+  trace: TraceBook | undefined;
   close(): Promise<void>;
 }
 
@@ -68,9 +76,10 @@ function badRequest(ctx: Koa.Context, message: string, field?: string) {
 
 export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   const { store, client, model, hostMode = 'persistent', ttlMs, locale = 'zh', maxRounds = 8, tools = demoTools, staticDir, heartbeatMs, system = DEMO_SYSTEM_PROMPT } = options;
-  const authorize = options.authorize ?? allowAnyCaller;
-  const trace = new TraceBook();
-  const logger = recordClosings(store, trace.auditLogger(options.audit ?? consoleAuditLogger()));
+  const authorize = options.authorize ?? sessionOwners(store);
+  const trace = options.trace ? new TraceBook() : undefined;
+  const audit = options.audit ?? consoleAuditLogger();
+  const logger = recordClosings(store, trace ? trace.auditLogger(audit) : audit);
   const common = {
     client,
     model,
@@ -99,12 +108,23 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
 
   const app = new Koa();
   app.on('error', (err) => console.error('[demo]', err));
-  app.use(trace.tap({ chat: '/api/chat', continue: '/api/chat/continue' }));
+  if (trace) app.use(trace.tap({ chat: '/api/chat', continue: '/api/chat/continue' }));
+
+  /** 403 in the plugin's words unless the caller owns the session; nothing about the session is said. */
+  const refused = async (ctx: Koa.Context, sessionId: string): Promise<boolean> => {
+    if (await authorize(ctx, sessionId)) return false;
+    const err = new AskUserError('forbidden', 'This request is not allowed to act on that session.');
+    ctx.status = err.status;
+    ctx.body = err.toBody();
+    return true;
+  };
 
   app.use(async function demoRoutes(ctx, next) {
     if (ctx.path === '/api/chat' && ctx.method === 'POST') {
       let raw: unknown;
       try {
+        const crossSite = crossSiteReason(ctx);
+        if (crossSite) throw new AskUserError('forbidden', `Cross-site request: ${crossSite}.`);
         raw = await readJsonBody(ctx);
       } catch (err) {
         // The plugin's own answer for a bad body: JSON, 400/413/415, the body never echoed or logged.
@@ -119,6 +139,7 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
       if (typeof body.message !== 'string' || body.message.trim() === '' || body.message.length > MESSAGE_MAX) {
         return badRequest(ctx, `message: a non-blank string of at most ${MESSAGE_MAX} characters is required`, 'message');
       }
+      if (await refused(ctx, sessionId.data)) return;
       const sse = kit.openSse(ctx);
       await loop.chat({ sessionId: sessionId.data, message: body.message, sse });
       return;
@@ -127,14 +148,20 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
       const sessionId = sessionIdSchema.safeParse(ctx.query.sessionId);
       if (!sessionId.success) return badRequest(ctx, 'sessionId: required as a query parameter', 'sessionId');
       ctx.set('Cache-Control', 'no-store');
+      if (await refused(ctx, sessionId.data)) return;
+      if (ctx.path === '/api/trace' && !trace) {
+        ctx.status = 404;
+        ctx.body = { error: { code: 'not_found', message: 'The developer trace is off; start the demo with ASK_USER_TRACE=1 to keep it.' } };
+        return;
+      }
       ctx.body =
         ctx.path === '/api/trace'
-          ? { sessionId: sessionId.data, lines: trace.get(sessionId.data) }
+          ? { sessionId: sessionId.data, lines: trace!.get(sessionId.data) }
           : sessionView(sessionId.data, await loop.getRun(sessionId.data), await closingsOf(store, sessionId.data));
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/api/health') {
-      ctx.body = { ok: true, store: store.kind, model, hostMode };
+      ctx.body = { ok: true, store: store.kind, model, hostMode, trace: trace !== undefined };
       return;
     }
     await next();

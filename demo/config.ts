@@ -16,6 +16,8 @@ export interface DemoConfig {
   /** Language of the ask_user tool description. */
   locale: 'zh' | 'en';
   maxRounds: number;
+  /** Keep the developer trace (`ASK_USER_TRACE=1`): raw SSE and audit lines in memory, for the session's owner. */
+  trace: boolean;
 }
 
 export class ConfigError extends Error {
@@ -32,6 +34,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new ConfigError(`${name} must be 1 (on) or 0 (off), got ${JSON.stringify(raw)}`);
 }
 
 export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
@@ -53,5 +62,6 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     hostMode,
     locale,
     maxRounds: integer(env, 'ASK_USER_MAX_ROUNDS', 8, 1),
+    trace: flag(env, 'ASK_USER_TRACE'),
   };
 }

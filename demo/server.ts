@@ -40,6 +40,7 @@ async function main() {
     ttlMs: config.ttlMs,
     locale: config.locale,
     maxRounds: config.maxRounds,
+    trace: config.trace,
     staticDir: fileURLToPath(new URL('./dist/', import.meta.url)),
   });
 
@@ -55,7 +56,7 @@ async function main() {
   });
   const { port } = server.address() as AddressInfo;
   const label = target.kind === 'redis' ? target.label : config.storeUrl;
-  console.log(`model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; host: ${config.hostMode}`);
+  console.log(`model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`);
   if (report.checked) console.log(`startup sweep: ${report.checked} paused run(s) checked, ${report.rolledForward} rolled forward, ${report.expired} expired, ${report.resumed} continued`);
   console.log(`ask-user-kit demo listening on http://${config.host}:${port}`);
 

@@ -11,4 +11,4 @@ if [ "${E2E_STAND_IN:-}" != "1" ]; then
     npx vite build -c demo/vite.config.ts >&2
   fi
 fi
-exec node --import tsx --test --test-concurrency=1 --test-timeout=180000 --test-reporter=spec "${files[@]}"
+exec node --import tsx --import ./tests/helpers/browser-identity.ts --test --test-concurrency=1 --test-timeout=180000 --test-reporter=spec "${files[@]}"

@@ -27,6 +27,8 @@ export const PAGE_STRINGS = {
     busy: '会话正忙，请等当前回复结束后再发。',
     session: '会话',
     run: '运行',
+    notYours: '这个会话属于另一个浏览器，已为你新开一个会话。',
+    traceOff: '开发者面板未开启：用 ASK_USER_TRACE=1 启动演示服务即可查看原始 SSE 与审计。',
   },
   en: {
     title: 'ask_user demo',
@@ -50,6 +52,8 @@ export const PAGE_STRINGS = {
     busy: 'The session is busy; wait for the current reply to finish.',
     session: 'Session',
     run: 'Run',
+    notYours: 'That session belongs to another browser; a new session was started for you.',
+    traceOff: 'The developer trace is off: start the demo with ASK_USER_TRACE=1 to see the raw SSE and audit lines.',
   },
 } as const;
 

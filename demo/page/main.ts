@@ -146,7 +146,14 @@ const cardLocale = (): AskUserLocale => (lang === 'zh' ? 'zh-CN' : 'en');
 async function restore() {
   log.replaceChildren();
   cards.clear();
-  const res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
+  let res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
+  if (res.status === 403) {
+    // A `?session=` link (or a stored id) of another browser: the server says nothing about it, and
+    // this visitor gets a session of their own.
+    useSession(newSessionId());
+    item('error', s().notYours);
+    res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
+  }
   const view = (await res.json()) as SessionView;
   const pending = await fetchPending(sessionId).catch(() => null);
   // A run paused on a question that timed out is not waiting for anyone any more.
@@ -162,6 +169,10 @@ async function restore() {
 async function refreshTrace() {
   if (traceBox.hidden) return;
   const res = await fetch(`/api/trace?sessionId=${encodeURIComponent(sessionId)}`);
+  if (!res.ok) {
+    traceLines.textContent = res.status === 404 ? s().traceOff : `${s().error}: HTTP ${res.status}`;
+    return;
+  }
   const body = (await res.json()) as { lines: Array<{ at: string; source: string; stream?: string; text: string }> };
   const showDeltas = $<HTMLInputElement>('#trace-deltas').checked;
   // Text deltas are most of a stream; hidden by default so the events that matter stand out.
@@ -197,12 +208,16 @@ $('#lang').addEventListener('click', () => {
   localStorage.setItem(LANG_KEY, lang);
   applyLang();
 });
-$('#new-session').addEventListener('click', () => {
-  sessionId = newSessionId();
+/** Switch the page to `id`: stored, put on the provider, shown; a `?session=` link no longer applies. */
+function useSession(id: string) {
+  sessionId = id;
   localStorage.setItem(SESSION_KEY, sessionId);
   if (location.search) history.replaceState(null, '', location.pathname);
   provider.sessionId = sessionId;
   applyLang();
+}
+$('#new-session').addEventListener('click', () => {
+  useSession(newSessionId());
   void restore();
 });
 $('#trace-toggle').addEventListener('click', () => {

@@ -75,7 +75,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 async function main(): Promise<void> {
   await mkdir(OUT, { recursive: true });
   await build({ configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)), logLevel: 'warn' });
-  const server = await startDemoServer({ env: { ASK_USER_STORE: 'memory', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', OPENAI_MODEL: '' } });
+  const server = await startDemoServer({ env: { ASK_USER_STORE: 'memory', ASK_USER_TRACE: '1', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', OPENAI_MODEL: '' } });
   const chromium = await launchChromium();
   try {
     // (a) zh-CN: the tests question, multiple choice with "其他说明" filled in, before submitting.

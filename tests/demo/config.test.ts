@@ -20,3 +20,10 @@ test('values are read, and a bad one names its variable', () => {
   assert.throws(() => readDemoConfig({ ASK_USER_TTL_MS: '0' }), { code: 'invalid_config', message: /ASK_USER_TTL_MS/ });
   assert.throws(() => readDemoConfig({ ASK_USER_HOST: 'memory' }), { code: 'invalid_config', message: /ASK_USER_HOST/ });
 });
+
+test('the developer trace is off unless ASK_USER_TRACE=1', () => {
+  assert.equal(readDemoConfig({}).trace, false);
+  assert.equal(readDemoConfig({ ASK_USER_TRACE: '0' }).trace, false);
+  assert.equal(readDemoConfig({ ASK_USER_TRACE: '1' }).trace, true);
+  assert.throws(() => readDemoConfig({ ASK_USER_TRACE: 'yes' }), { code: 'invalid_config', message: /ASK_USER_TRACE/ });
+});

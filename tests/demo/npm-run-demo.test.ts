@@ -9,6 +9,8 @@ import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startDemoServer } from '../helpers/demo-server.js';
+import { TEST_BROWSER_TOKEN } from '../helpers/browser-identity.js';
+import { OWNER_COOKIE } from '../../demo/session-owners.js';
 import { answerBody, first, getJson, postStream, shape, text } from './sse-client.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
@@ -18,7 +20,7 @@ test('npm run demo starts offline and the scripted assistant understands the ans
   t.after(() => dir.remove());
   const demo = await startDemoServer({
     via: 'npm',
-    env: { OPENAI_BASE_URL: '', OPENAI_MODEL: '', ASK_USER_STORE: `sqlite://${dir.file('demo.db')}` },
+    env: { OPENAI_BASE_URL: '', OPENAI_MODEL: '', ASK_USER_STORE: `sqlite://${dir.file('demo.db')}`, ASK_USER_TRACE: '1' },
   });
   t.after(() => demo.stop());
   assert.match(demo.output(), /embedded scripted assistant/);
@@ -54,7 +56,10 @@ test('npm run demo starts offline and the scripted assistant understands the ans
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     });
     try {
-      const page = await browser.newPage();
+      // The page is the same browser as this test's own requests (tests/helpers/browser-identity.ts).
+      const context = await browser.newContext();
+      await context.addCookies([{ name: OWNER_COOKIE, value: TEST_BROWSER_TOKEN, url: demo.url }]);
+      const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto(`${demo.url}/?session=s-npm-page`);

@@ -20,7 +20,7 @@ test('kill -9 after the card, restart on the same SQLite file, continue resumes 
     await model.close();
     await dir.remove();
   });
-  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}` };
+  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`, ASK_USER_TRACE: '1' };
 
   const first1 = await startDemoServer({ env });
   const chat = await postStream(`${first1.url}/api/chat`, { sessionId: 's-restart', message: 'start the task' });

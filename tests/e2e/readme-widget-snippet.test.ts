@@ -89,7 +89,7 @@ async function startDemo(staticDir: string) {
   const assistant = await startScriptedAssistant();
   const store = await openStore('memory');
   const client = new OpenAI({ baseURL: assistant.baseURL, apiKey: 'not-needed', maxRetries: 0 });
-  const demo = await createDemoApp({ store, client, model: SCRIPTED_MODEL_NAME, staticDir, audit: memoryAuditLogger() });
+  const demo = await createDemoApp({ store, client, model: SCRIPTED_MODEL_NAME, staticDir, audit: memoryAuditLogger(), trace: true });
   const server: Server = await new Promise((resolve) => {
     const s = demo.app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -183,7 +183,7 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
         assert.ok(logged.some(isDone), `the snippet logged the continuation through to done; logged: ${JSON.stringify(logged)}`);
         assert.deepEqual(pageErrors, [], 'no errors on the page');
         // The server's own record: the answer it accepted is the one the card sent.
-        const traced = server.demo.trace.get('sess-1').filter((l) => l.stream === 'continue').map((l) => l.text).join('\n');
+        const traced = server.demo.trace!.get('sess-1').filter((l) => l.stream === 'continue').map((l) => l.text).join('\n');
         assert.match(traced, /event: interaction_resolved\n.*"status":"answered"/, 'the server resolved the interaction with this answer');
       } finally {
         await context.close();

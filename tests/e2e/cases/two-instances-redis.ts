@@ -19,7 +19,9 @@ test('two instances on Redis: SSE from instance A, continue on instance B, the m
       await context.route(
         (url) => url.origin === new URL(a.url).origin && url.pathname === '/api/chat/continue',
         async (route) => {
-          const response = await route.fetch({ url: `${b.url}/api/chat/continue` });
+          // Behind a real balancer both instances answer on one public origin; here B's own origin stands in for it.
+          const headers = { ...route.request().headers(), origin: new URL(b.url).origin };
+          const response = await route.fetch({ url: `${b.url}/api/chat/continue`, headers });
           await route.fulfill({ response });
         },
       );

@@ -11,6 +11,8 @@ import { installWireTap, type WireTap } from './wire-tap.js';
 import { ChatPage, preparePage } from './demo-page.js';
 import { startScriptedModel, type ScriptedModel, type TurnScript } from '../../helpers/scripted-model.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
+import { TEST_BROWSER_TOKEN } from '../../helpers/browser-identity.js';
+import { OWNER_COOKIE } from '../../../demo/session-owners.js';
 
 let shared: Promise<LaunchedBrowser> | undefined;
 
@@ -100,6 +102,8 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
         if (!server) throw new Error('openPage: no server is running');
         const context = await browser.newContext({ viewport: { width: 900, height: 900 }, locale: 'zh-CN', timezoneId: 'Asia/Shanghai' });
         contexts.push(context);
+        // The page is the same browser as the test's own requests (tests/helpers/browser-identity.ts).
+        await context.addCookies([{ name: OWNER_COOKIE, value: TEST_BROWSER_TOKEN, url: server.url }]);
         const tap = await installWireTap(context);
         taps.push(tap);
         const kind = await preparePage(context, server.url);

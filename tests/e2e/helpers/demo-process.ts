@@ -64,6 +64,8 @@ export async function startDemoProcess(options: DemoProcessOptions): Promise<Dem
     OPENAI_MODEL: 'e2e-scripted',
     ASK_USER_STORE: options.store,
     ASK_USER_HOST: options.hostMode ?? 'persistent',
+    // The acceptance evidence includes the developer trace, which is off unless asked for.
+    ASK_USER_TRACE: '1',
     ...(options.ttlMs ? { ASK_USER_TTL_MS: String(options.ttlMs) } : {}),
     ...options.env,
   };

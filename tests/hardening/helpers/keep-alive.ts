@@ -3,6 +3,7 @@
  * rounds, so a round costs the route's work, not a TCP handshake per request.
  */
 import { Agent, request } from 'node:http';
+import { TEST_BROWSER_COOKIE } from '../../helpers/browser-identity.js';
 
 export interface Reply {
   status: number;
@@ -14,7 +15,9 @@ export const keepAliveAgent = (maxSockets = 100) => new Agent({ keepAlive: true,
 
 export function send(agent: Agent, method: string, url: string, body?: string, headers: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: body === undefined ? headers : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
+    // The demo binds sessions to a browser cookie: every request here is the same browser.
+    const base = { cookie: TEST_BROWSER_COOKIE, ...headers };
+    const req = request(url, { method, agent, headers: body === undefined ? base : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...base } }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(parts).toString('utf8') }));

@@ -14,6 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_BROWSER_COOKIE } from '../../helpers/browser-identity.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CRASH_SERVER = fileURLToPath(new URL('../fixtures/crash-server.ts', import.meta.url));
@@ -155,7 +156,7 @@ export function postCollect(url: string, body: unknown): Promise<Collected> {
     let text = '';
     let status: number | undefined;
     const done = (error?: string) => resolve({ ...(status !== undefined ? { status } : {}), text, ...(error ? { error } : {}) });
-    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), cookie: TEST_BROWSER_COOKIE } }, (res) => {
       status = res.statusCode;
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
