@@ -1,4 +1,4 @@
-import { LitElement, css, html, type PropertyDeclarations } from 'lit';
+import { LitElement, css, html, type PropertyDeclarations, type TemplateResult } from 'lit';
 import { ContextProvider } from '@lit/context';
 import { askUserContext } from './context.js';
 
@@ -45,7 +45,7 @@ export class AskUserProvider extends LitElement {
     this._provider.setValue({ endpoint: this.endpoint, sessionId: this.sessionId, fetch: this.fetch, locale: this.locale });
   }
 
-  protected override render() {
+  protected override render(): TemplateResult {
     return html`<slot></slot>`;
   }
 }
