@@ -8,7 +8,9 @@
  *
  * "Handed exactly once" is counted from the model's recorded requests (helpers/deliveries.ts): the run is
  * either continued by the retried continue, or — when the crash came after the claim — the rolled-forward
- * ToolResult reaches the model with the user's next message. Cost: ~1 process start per run, in waves of 3.
+ * ToolResult reaches the model with the user's next message, or with the restart's startup sweep once the
+ * answer is older than the loop's resumeStalledAfterMs (after-resume-start waits out its leases first).
+ * Cost: ~1 process start per run, in waves of 3, and one lease TTL for after-resume-start.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
