@@ -13,7 +13,7 @@ import { AskUserError } from '../plugin/errors.js';
 import { readJsonBody } from '../plugin/json-body.js';
 import { openStore } from '../plugin/store/index.js';
 import type { PendingStore } from '../plugin/store/types.js';
-import { sessionIdSchema, LIMITS } from '../plugin/schema.js';
+import { sessionIdSchema, LIMITS } from '../plugin/contract/schema.js';
 import { createAgentLoop, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
 import { TraceBook } from './trace.js';
 import { staticFiles } from './static-files.js';

@@ -4,12 +4,12 @@
  * the loop to pause once the turn's ordinary tool calls have run. It also closes interactions that end
  * without an answer (expired, superseded), so the model's history never holds a call without a result.
  */
-import { ASK_USER_TOOL_NAME } from './tool-definition.js';
-import { closedToolResultText } from './tool-result.js';
+import { ASK_USER_TOOL_NAME } from './contract/tool-definition.js';
+import { CANCEL_ANSWER, closedToolResultText } from './contract/tool-result.js';
 import { recordEntry, type AuditLogger } from './audit.js';
 import { newRequestId } from './request-id.js';
-import { isChoiceMode } from './limits.js';
-import { askUserArgsSchema, sessionIdSchema, type AskUserForm, type UserInputRequired } from './schema.js';
+import { isChoiceMode } from './contract/limits.js';
+import { askUserArgsSchema, sessionIdSchema, type AskUserForm, type UserInputRequired } from './contract/schema.js';
 import type { RunHost, SseSink } from './host.js';
 import type { InteractionRecord, PendingStore } from './store/types.js';
 
@@ -63,7 +63,6 @@ export interface CoordinatorOptions {
   newId?: () => string;
 }
 
-const CANCEL = { selections: [] as string[], customInput: '', cancelled: true };
 
 /** The `user_input_required` data of a record (docs/protocol.md §3). */
 export function userInputRequiredOf(record: InteractionRecord): UserInputRequired {
@@ -137,7 +136,7 @@ export function createCoordinator(options: CoordinatorOptions) {
   async function closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined> {
     clearTimer(requestId);
     const at = now();
-    const outcome = await store.claim(requestId, { status, at, answer: CANCEL }, { allowExpired: true });
+    const outcome = await store.claim(requestId, { status, at, answer: CANCEL_ANSWER }, { allowExpired: true });
     if (!outcome.ok) return undefined;
     audit.audit(recordEntry(status, outcome.record, at));
     try {

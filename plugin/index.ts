@@ -46,9 +46,9 @@ export {
 export { lazyStore, type LazyStore } from './lazy-store.js';
 export type { ClosedContext, ResumeContext, RunHost, SseSink } from './host.js';
 
-export * from './schema.js';
-export { checkAnswer, isCalendarDate, isFiniteDecimal, isRelativePath, type AnswerCheck, type AnswerProblem, type AnswerShape, type FormShape } from './answer-rules.js';
-export { isChoiceMode, type ChoiceMode } from './limits.js';
+export * from './contract/schema.js';
+export { checkAnswer, isCalendarDate, isFiniteDecimal, isRelativePath, type AnswerCheck, type AnswerProblem, type AnswerShape, type FormShape } from './contract/answer-rules.js';
+export { isChoiceMode, type ChoiceMode } from './contract/limits.js';
 export {
   ASK_USER_DESCRIPTIONS,
   ASK_USER_TOOL_NAME,
@@ -58,8 +58,8 @@ export {
   askUserResponsesTool,
   type FallbackToolResult,
   type ToolLocale,
-} from './tool-definition.js';
-export { answerToolResultText, closedToolResultText } from './tool-result.js';
+} from './contract/tool-definition.js';
+export { answerToolResultText, closedToolResultText } from './contract/tool-result.js';
 export { openStore, parseStoreUrl, STORE_URL_FORMS, StoreError, type StoreErrorCode, type StoreTarget } from './store/index.js';
 export {
   StoreUnavailableError,

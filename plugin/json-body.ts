@@ -6,7 +6,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { ParameterizedContext } from 'koa';
 import { AskUserError } from './errors.js';
-import { LIMITS } from './limits.js';
+import { LIMITS } from './contract/limits.js';
 
 // The parser must read every type the check below lets through, or a `+json` body would arrive as `{}`.
 const JSON_TYPES = ['application/json', 'application/*+json'];

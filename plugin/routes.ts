@@ -15,14 +15,14 @@
  */
 import { Router } from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
-import { checkAnswer, type AnswerProblem } from './answer-rules.js';
+import { checkAnswer, type AnswerProblem } from './contract/answer-rules.js';
 import { recordEntry, type AuditEntry, type AuditLogger } from './audit.js';
 import { AskUserError, type Receipt } from './errors.js';
 import { userInputRequiredOf, type Coordinator } from './coordinator.js';
-import { answerToolResultText } from './tool-result.js';
+import { answerToolResultText, CANCEL_ANSWER } from './contract/tool-result.js';
 import { openSse, type OpenSseOptions } from './sse-writer.js';
 import { readJsonBody } from './json-body.js';
-import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type PendingInteraction } from './schema.js';
+import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type PendingInteraction } from './contract/schema.js';
 import type { RunHost } from './host.js';
 import { StoreUnavailableError, type InteractionRecord, type PendingStore } from './store/types.js';
 
@@ -47,7 +47,6 @@ export interface RoutesDeps {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const CANCEL: Answer = { selections: [], customInput: '', cancelled: true };
 
 export function receiptOf(record: InteractionRecord): Receipt {
   const status = record.resolution?.status ?? (record.status === 'pending' ? 'expired' : record.status);
@@ -147,7 +146,7 @@ export function createRoutes(deps: RoutesDeps): Middleware {
 
       const record = await store.get(body.requestId).catch(storeError);
       if (!record) throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
-      const answer: Answer = body.cancelled ? CANCEL : { selections: body.selections, customInput: body.customInput, cancelled: false };
+      const answer: Answer = body.cancelled ? CANCEL_ANSWER : { selections: body.selections, customInput: body.customInput, cancelled: false };
       known = auditContext(record, body.sessionId, answer);
       if (record.sessionId !== body.sessionId) {
         throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });

@@ -5,7 +5,7 @@
  */
 import type { ParameterizedContext } from 'koa';
 import type { SseSink } from './host.js';
-import type { ChatEventMap, ChatEventName } from './schema.js';
+import type { ChatEventMap, ChatEventName } from './contract/schema.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/event-stream; charset=utf-8',

@@ -1,6 +1,6 @@
 import { LitElement, html, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
-import type { Answer, DoneReason } from '../plugin/schema.js';
+import type { Answer, DoneReason } from '../plugin/contract/schema.js';
 import {
   EMPTY_DRAFT,
   MAX_CUSTOM_INPUT,

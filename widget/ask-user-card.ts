@@ -1,6 +1,6 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
 import { ContextConsumer } from '@lit/context';
-import type { Answer, DoneReason, InteractionResolved } from '../plugin/schema.js';
+import type { Answer, DoneReason, InteractionResolved } from '../plugin/contract/schema.js';
 import { cardStyles } from './ask-user-card.styles.js';
 import { AskUserCardView, RUN_NOTES } from './ask-user-card.templates.js';
 import { submitUserInput } from './client.js';
@@ -11,7 +11,7 @@ import { failureFromThrown, failureOfResult, failureOutcome, isSubmitFailure, re
 import { resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
 
 export type { AskUserRequest } from './read-answer.js';
-export type { DoneReason } from '../plugin/schema.js';
+export type { DoneReason } from '../plugin/contract/schema.js';
 
 /**
  * @summary The form an `ask_user` tool call asks for: renders the question with native controls,

@@ -1,9 +1,9 @@
 /**
  * Typed chat-stream events (docs/protocol.md §3) and the minimal-field checks that turn one SSE message into
- * one of them. Shapes come from `plugin/schema.ts` as types only: zod never reaches the browser bundle,
+ * one of them. Shapes come from `plugin/contract/schema.ts` as types only: zod never reaches the browser bundle,
  * so the checks here are deliberately small hand-written guards on the fields the widget relies on.
  */
-import type { ChatEventMap, ChatEventName, PendingInteraction, UserInputRequired } from '../plugin/schema.js';
+import type { ChatEventMap, ChatEventName, PendingInteraction, UserInputRequired } from '../plugin/contract/schema.js';
 
 export type { ChatEventMap, ChatEventName, PendingInteraction, UserInputRequired };
 

@@ -3,8 +3,8 @@
  * `{ selections, customInput, cancelled }`, checking it with the server's own rules, and the countdown
  * arithmetic. No DOM here, so each rule is tested directly.
  */
-import { checkAnswer, type AnswerProblem } from '../plugin/answer-rules.js';
-import type { Answer, AskUserOption, LIMITS, Mode, UserInputRequired } from '../plugin/schema.js';
+import { checkAnswer, type AnswerProblem } from '../plugin/contract/answer-rules.js';
+import type { Answer, AskUserOption, LIMITS, Mode, UserInputRequired } from '../plugin/contract/schema.js';
 import { isRecord, isUserInputRequired } from './chat-events.js';
 import type { AskUserStrings } from './strings.js';
 
@@ -100,7 +100,7 @@ export function readAnswer(request: Pick<AskUserRequest, 'mode' | 'options' | 'a
   return { selections, customInput: request.allowCustom ? draft.other : '', cancelled: false };
 }
 
-export const CANCEL_ANSWER: Answer = Object.freeze({ selections: [], customInput: '', cancelled: true }) as Answer;
+export { CANCEL_ANSWER } from '../plugin/contract/tool-result.js';
 
 export type AnswerField = 'selections' | 'customInput';
 
@@ -140,7 +140,7 @@ export function problemKey(
 }
 
 /**
- * The server's shape rules (plugin/answer-rules.ts) plus the body's length limit, so nothing leaves the
+ * The server's shape rules (plugin/contract/answer-rules.ts) plus the body's length limit, so nothing leaves the
  * browser that `POST /api/chat/continue` would reject with 400 or 422.
  */
 export function validateAnswer(

@@ -2,7 +2,7 @@
  * What a closed card says, and how a failed submission maps onto it (docs/protocol.md §4 outcomes). Pure: the
  * card renders these, tests check them directly.
  */
-import type { Answer, DoneReason, ErrorCode, ResolvedStatus } from '../plugin/schema.js';
+import type { Answer, DoneReason, ErrorCode, ResolvedStatus } from '../plugin/contract/schema.js';
 import type { AnswerField, AskUserRequest } from './read-answer.js';
 import type { AskUserStrings } from './strings.js';
 
@@ -44,7 +44,7 @@ export type FailureOutcome =
 
 const RESOLVED: readonly string[] = ['answered', 'cancelled', 'expired', 'superseded'];
 
-/** Exactly `ERROR_CODES` of plugin/schema.ts: the record type makes a missing or extra code a compile error. */
+/** Exactly `ERROR_CODES` of plugin/contract/schema.ts: the record type makes a missing or extra code a compile error. */
 const CONTRACT_CODES: Record<ErrorCode, true> = {
   invalid_request: true,
   invalid_answer: true,

@@ -6,7 +6,7 @@
  * lives in sse-stream.ts, loaded on the first read: a page only showing a card never downloads the parser.
  */
 import type { ChatEvent } from './chat-events.js';
-import type { DoneReason } from '../plugin/schema.js';
+import type { DoneReason } from '../plugin/contract/schema.js';
 
 export type ChatStreamErrorCode = 'http_status' | 'not_event_stream' | 'no_body' | 'event_too_large' | 'stream_failed';
 

@@ -29,7 +29,7 @@ export interface AskUserStrings {
   /** Countdown to `expiresAt`; `{time}` is `m:ss` or `h:mm:ss`. */
   expiresIn: string;
 
-  // Validation, one per answer-rule problem (plugin/answer-rules.ts) and mode where they differ.
+  // Validation, one per answer-rule problem (plugin/contract/answer-rules.ts) and mode where they differ.
   chooseOne: string;
   chooseOneOrDescribe: string;
   chooseOnlyOne: string;

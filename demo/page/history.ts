@@ -70,7 +70,7 @@ const parse = (s: string | undefined): unknown => {
   }
 };
 
-/** Only the answer and closed contents (plugin/tool-result.ts) have this shape; a refusal is plain text. */
+/** Only the answer and closed contents (plugin/contract/tool-result.ts) have this shape; a refusal is plain text. */
 const isAnswer = (v: unknown): v is ToolAnswer =>
   typeof v === 'object' && v !== null && typeof (v as ToolAnswer).cancelled === 'boolean' && Array.isArray((v as ToolAnswer).selections);
 

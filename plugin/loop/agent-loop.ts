@@ -9,7 +9,7 @@
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
-import { ASK_USER_TOOL_NAME, askUserChatTool, type ToolLocale } from '../tool-definition.js';
+import { ASK_USER_TOOL_NAME, askUserChatTool, type ToolLocale } from '../contract/tool-definition.js';
 import type { RunHost, SseSink } from '../host.js';
 import type { InProcessHost } from '../in-process-host.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';

@@ -6,9 +6,9 @@
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { ASK_USER_TOOL_NAME } from '../tool-definition.js';
+import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { SseSink } from '../host.js';
-import type { UserInputRequired } from '../schema.js';
+import type { UserInputRequired } from '../contract/schema.js';
 import type { InteractionRecord } from '../store/types.js';
 import type { InterceptResult, ToolCallLike } from '../coordinator.js';
 import { streamModelRound } from './model-round.js';

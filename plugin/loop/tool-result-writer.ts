@@ -3,7 +3,7 @@
  * the store's claim and that write. Both are idempotent by tool_call_id: a second writer finds the tool
  * message present and changes nothing, so a result is never lost and never doubled.
  */
-import { answerToolResultText, closedToolResultText } from '../tool-result.js';
+import { answerToolResultText, CANCEL_ANSWER, closedToolResultText } from '../contract/tool-result.js';
 import type { InteractionRecord, PendingStore, Resolution } from '../store/types.js';
 import type { PausedIndex } from './paused-index.js';
 import { hasToolResult, insertToolResult, unansweredToolCalls, type RunState, type RunStates } from './run-state.js';
@@ -22,7 +22,7 @@ export function contentForResolution(resolution: Resolution): string {
     case 'answered':
       return answerToolResultText(resolution.answer);
     case 'cancelled':
-      return answerToolResultText({ selections: [], customInput: '', cancelled: true });
+      return answerToolResultText(CANCEL_ANSWER);
     default:
       return closedToolResultText(resolution.status);
   }

@@ -3,7 +3,7 @@
  * backend (memory, SQLite, Redis) implements it on Keyv plus the backend's own atomic operation, and runs
  * the one contract suite in tests/plugin/store/.
  */
-import type { Answer, AskUserForm, InteractionStatus, ResolvedStatus } from '../schema.js';
+import type { Answer, AskUserForm, InteractionStatus, ResolvedStatus } from '../contract/schema.js';
 
 export interface Resolution {
   status: ResolvedStatus;

@@ -55,7 +55,7 @@ const errorCode = (r: StreamResult) => first(r, 'error')?.code;
 describe('model endpoint quirks', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness({ modelIdleTimeoutMs: 400 });
+    h = await startHarness();
   });
   after(() => h.close());
 
@@ -149,13 +149,16 @@ describe('model endpoint quirks', () => {
     assert.deepEqual(card.options.map((o: { id: string }) => o.id), ['safe', 'implement']);
   });
 
-  it('a silent upstream ends with model_timeout and the session stays usable', async () => {
+  it('a silent upstream ends with model_timeout and the session stays usable', async (t) => {
+    // Its own server: a short idle limit, yet far above any scheduling delay of a streaming endpoint.
+    const quiet = await startHarness({ modelIdleTimeoutMs: 3000 });
+    t.after(() => quiet.close());
     const sessionId = 'silent';
-    h.model.enqueue({ silent: true }, { text: 'awake' });
-    const chat = await postStream(`${h.url}/api/chat`, { sessionId, message: 'hello' });
+    quiet.model.enqueue({ silent: true }, { text: 'awake' });
+    const chat = await postStream(`${quiet.url}/api/chat`, { sessionId, message: 'hello' });
     assert.equal(errorCode(chat), 'model_timeout');
     assert.deepEqual(first(chat, 'done'), { reason: 'error' });
-    const next = await postStream(`${h.url}/api/chat`, { sessionId, message: 'again' });
+    const next = await postStream(`${quiet.url}/api/chat`, { sessionId, message: 'again' });
     assert.deepEqual(first(next, 'done'), { reason: 'completed' });
   });
 });

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { historyEntries, pastQuestion, type HistoryEntry, type SessionItem } from '../../demo/page/history.js';
-import { answerToolResultText, closedToolResultText } from '../../plugin/tool-result.js';
+import { answerToolResultText, closedToolResultText } from '../../plugin/contract/tool-result.js';
 import { answerBody, first, getJson, postStream } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
 

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerToolResultText } from '../../plugin/tool-result.js';
+import { answerToolResultText } from '../../plugin/contract/tool-result.js';
 import type { InteractionRecord } from '../../plugin/store/types.js';
 import { first, postStream } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';

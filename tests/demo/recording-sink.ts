@@ -1,6 +1,6 @@
 /** An SseSink that keeps what a run wrote, for driving the loop without HTTP. */
 import type { SseSink } from '../../plugin/host.js';
-import type { ChatEventMap, ChatEventName } from '../../plugin/schema.js';
+import type { ChatEventMap, ChatEventName } from '../../plugin/contract/schema.js';
 
 export interface RecordingSink extends SseSink {
   events: Array<{ event: ChatEventName; data: any }>;

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { askUserArgsSchema } from '../../plugin/schema.js';
+import { askUserArgsSchema } from '../../plugin/contract/schema.js';
 import { createAssistant, questionFor, replyToAnswer, topicOf, LIST_TEST_SUITES } from '../../demo/scripted-model/index.js';
 import type { ChatRequestBody } from '../../demo/scripted-model/index.js';
 

@@ -13,7 +13,7 @@ import { memoryAuditLogger } from '../../plugin/audit.js';
 import { openStore } from '../../plugin/store/index.js';
 import type { PendingStore } from '../../plugin/store/types.js';
 import { createAgentLoop, PausedIndex, RunStates, writeToolResult, type AgentLoopOptions } from '../../plugin/loop/index.js';
-import { answerToolResultText } from '../../plugin/tool-result.js';
+import { answerToolResultText } from '../../plugin/contract/tool-result.js';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model.js';
 import { deliveries } from '../hardening/helpers/deliveries.js';
 import { recordingSink } from './recording-sink.js';

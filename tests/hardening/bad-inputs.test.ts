@@ -6,7 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorBodySchema } from '../../plugin/schema.js';
+import { errorBodySchema } from '../../plugin/contract/schema.js';
 import { hookedStore, startApp, type TestApp } from '../plugin/harness.js';
 import { BAD_INPUTS, BAD_PENDING_QUERIES, FORMS } from './fixtures/bad-inputs.js';
 import { sendRow } from './helpers/raw-request.js';

@@ -6,7 +6,7 @@
  * JSON.stringify escapes them (`\ud800`), so they never break the UTF-8 stream.
  *
  * Lone surrogates in a text answer are accepted (200): the rules ask only for non-blank text
- * (plugin/answer-rules.ts), and the ToolResult passes the text on as given, escaped in its JSON.
+ * (plugin/contract/answer-rules.ts), and the ToolResult passes the text on as given, escaped in its JSON.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * Each mode renders its native control, reads exactly what the user chose or typed, and refuses what the
- * server's answer rules (plugin/answer-rules.ts) would refuse — with the message next to the field and
+ * server's answer rules (plugin/contract/answer-rules.ts) would refuse — with the message next to the field and
  * nothing sent.
  */
 import { describe, it, afterEach } from './helpers/bdd.js';

@@ -3,7 +3,7 @@
  * builders that turn text into real `Response(new ReadableStream(...))` objects delivered in chosen chunks
  * (after eventsource-parser's `test/fixtures.ts`, which splits streams at awkward boundaries).
  */
-import type { ChatEventMap } from '../../../plugin/schema.js';
+import type { ChatEventMap } from '../../../plugin/contract/schema.js';
 
 const encoder = new TextEncoder();
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkAnswer, isCalendarDate, isFiniteDecimal, isRelativePath, type FormShape } from '../../../plugin/answer-rules.js';
+import { checkAnswer, isCalendarDate, isFiniteDecimal, isRelativePath, type FormShape } from '../../../plugin/contract/answer-rules.js';
 
 const opts = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
 const ok = (form: FormShape, selections: string[], customInput = '') =>

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { askUserChatTool, askUserFallback, askUserResponsesTool, ASK_USER_DESCRIPTIONS } from '../../../plugin/tool-definition.js';
-import { askUserArgsSchema } from '../../../plugin/schema.js';
-import { answerToolResultText, closedToolResultText } from '../../../plugin/tool-result.js';
+import { askUserChatTool, askUserFallback, askUserResponsesTool, ASK_USER_DESCRIPTIONS } from '../../../plugin/contract/tool-definition.js';
+import { askUserArgsSchema } from '../../../plugin/contract/schema.js';
+import { answerToolResultText, closedToolResultText } from '../../../plugin/contract/tool-result.js';
 
 test('the Chat Completions tool carries the zh description and a JSON Schema derived from zod', () => {
   const tool = askUserChatTool();
