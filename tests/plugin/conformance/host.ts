@@ -1,0 +1,83 @@
+/**
+ * The "host under test" of the route conformance suite (routes.conformance.test.ts): one object per host
+ * framework adapter. The suite builds everything it must control itself (store, clock, RunHost, audit
+ * sink) and hands it over; the adapter creates the kit, serves the kit's continue and pending routes
+ * (and nothing else) on 127.0.0.1:0, and puts the suite's authorize policy and allowed origins wherever
+ * that framework's adapter takes them. Adding an adapter to the suite is one more entry in HOSTS.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { createAskUserKit, type AskUserKit, type AskUserKitOptions } from '../../../plugin/index.js';
+import { koaRoutes } from '../../../plugin/adapters/koa.js';
+
+/** What the suite's authorize policy reads of a request, whatever the framework's request object is. */
+export interface CallerView {
+  /** A request header by (case-insensitive) name; undefined when absent. */
+  header(name: string): string | undefined;
+}
+
+/**
+ * The suite's authorize policy, framework-neutral: the adapter calls it with a view of the request and the
+ * session the request names, and refuses with 403 `forbidden` when it resolves false. It may be async.
+ */
+export type CallerPolicy = (caller: CallerView, sessionId: string) => boolean | Promise<boolean>;
+
+/** The kit options the suite controls. Required here so every adapter gets the same fixture. */
+export type KitUnderTestOptions = Required<
+  Pick<AskUserKitOptions, 'store' | 'host' | 'now' | 'logger' | 'ttlMs' | 'heartbeatMs' | 'expiryTimers' | 'prefix'>
+>;
+
+export interface HostStartOptions {
+  /** Pass these to the kit unchanged (the store, clock, RunHost and audit sink belong to the suite). */
+  kit: KitUnderTestOptions;
+  /** Who may act on a session, for continue and pending. */
+  authorize: CallerPolicy;
+  /** Front-end origins besides the server's own that may POST continue. */
+  allowedOrigins?: readonly string[];
+}
+
+export interface StartedHost {
+  /** Base URL, `http://127.0.0.1:<port>`; the routes live at `${url}${kit.prefix}/…`. */
+  url: string;
+  /** The kit serving the routes; the suite asks and closes questions through it as a loop would. */
+  kit: Pick<AskUserKit, 'intercept' | 'supersede' | 'expireDue' | 'prefix'>;
+  /** Stop serving (dropping open connections) and close the kit. The suite closes its own store. */
+  close(): Promise<void>;
+}
+
+export interface HostUnderTest {
+  /** 'koa', later 'express', 'hono'. */
+  name: string;
+  /** Create the kit from `options.kit`, serve its continue and pending routes (and nothing else) on 127.0.0.1:0. */
+  start(options: HostStartOptions): Promise<StartedHost>;
+}
+
+/** Today's Koa routes: `kit.routes()`, with authorize and allowedOrigins given to createAskUserKit. */
+export const koaHost: HostUnderTest = {
+  name: 'koa',
+  async start({ kit: kitOptions, authorize, allowedOrigins = [] }) {
+    const kit = createAskUserKit({
+      ...kitOptions,
+      allowedOrigins,
+      authorize: (ctx, sessionId) => authorize({ header: (name) => ctx.get(name) || undefined }, sessionId),
+    });
+    const app = new Koa();
+    app.silent = true;
+    app.use(koaRoutes(kit));
+    const server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      kit,
+      async close() {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await kit.close();
+      },
+    };
+  },
+};
+
+export const HOSTS: HostUnderTest[] = [koaHost];
