@@ -16,7 +16,7 @@ import {
   type ClosedContext,
   type RunHost,
 } from '../../../plugin/index.js';
-import type { HostUnderTest, StartedHost } from './host.js';
+import type { HostStartOptions, HostUnderTest, StartedHost } from './host.js';
 
 /** Sent in customInput, selections and malformed ids; must never come back in an error body or audit entry. */
 export const CANARY = 'zq-canary-7f3a9c';
@@ -113,6 +113,10 @@ export interface RecordingHost extends RunHost {
   gate: Promise<void> | undefined;
   /** Resolves each time resume is entered. */
   onResume: (() => void) | undefined;
+  /** When set, isResumable rejects with it (a persistent host reads its run state from the store). */
+  isResumableError: Error | undefined;
+  /** When set, resume rejects with it before writing anything (the run failed after the claim). */
+  resumeError: Error | undefined;
 }
 
 /** A loop stand-in: resume writes tool_result, one model delta and done (done cancelled for a cancel). */
@@ -123,13 +127,17 @@ export function recordingHost(store: PendingStore): RecordingHost {
     closedCalls: [],
     gate: undefined,
     onResume: undefined,
+    isResumableError: undefined,
+    resumeError: undefined,
     async isResumable() {
+      if (host.isResumableError) throw host.isResumableError;
       return host.resumable;
     },
     async resume(ctx) {
       host.resumed.push(ctx);
       host.onResume?.();
       if (host.gate) await host.gate;
+      if (host.resumeError) throw host.resumeError;
       await store.markToolResultWritten(ctx.record.requestId);
       ctx.sse.send('tool_result', { toolCallId: ctx.record.toolCallId, name: 'ask_user', content: ctx.toolResultContent, isError: false });
       if (ctx.answer.cancelled) return ctx.sse.send('done', { reason: 'cancelled' });
@@ -207,6 +215,8 @@ export interface Fixture {
   audit: ReturnType<typeof memoryAuditLogger>;
   /** Every session id the authorize policy was asked about. */
   authorized: string[];
+  /** What the kit reported through onError. */
+  errors: unknown[];
   started: StartedHost;
   /** Ask a question in `sessionId` through the kit, as a loop would. */
   ask(sessionId: string, args?: Record<string, unknown>, toolCallId?: string): Promise<InteractionRecord>;
@@ -217,6 +227,8 @@ export interface Fixture {
   statusOf(requestId: string): Promise<string | undefined>;
   /** Every error body the routes sent, for the canary check. */
   errorBodies: string[];
+  /** A second instance of the host on the same store, clock, RunHost and audit sink; its continue URL. */
+  twin(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -233,8 +245,9 @@ export async function startFixture(hut: HostUnderTest, options: FixtureOptions =
   const host = recordingHost(inner);
   const audit = memoryAuditLogger();
   const authorized: string[] = [];
-  const started = await hut.start({
-    kit: { store: broken.store, host, now, logger: audit, ttlMs: TTL_MS, heartbeatMs: 0, expiryTimers: false, prefix: options.prefix ?? '/api' },
+  const errors: unknown[] = [];
+  const startOptions: HostStartOptions = {
+    kit: { store: broken.store, host, now, logger: audit, ttlMs: TTL_MS, heartbeatMs: 0, expiryTimers: false, prefix: options.prefix ?? '/api', onError: (err) => void errors.push(err) },
     // Async on purpose: an adapter must await the policy, not test the promise for truthiness.
     authorize: async (caller, sessionId) => {
       authorized.push(sessionId);
@@ -242,7 +255,9 @@ export async function startFixture(hut: HostUnderTest, options: FixtureOptions =
       return caller.header('x-test-user') !== 'intruder';
     },
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
-  });
+  };
+  const started = await hut.start(startOptions);
+  const twins: StartedHost[] = [];
   const prefix = started.kit.prefix;
   const continueUrl = `${started.url}${prefix}/chat/continue`;
   const errorBodies: string[] = [];
@@ -262,6 +277,7 @@ export async function startFixture(hut: HostUnderTest, options: FixtureOptions =
     host,
     audit,
     authorized,
+    errors,
     started,
     async ask(sessionId, args = SINGLE, toolCallId = `call_${++n}`) {
       const result = await started.kit.intercept(
@@ -282,8 +298,14 @@ export async function startFixture(hut: HostUnderTest, options: FixtureOptions =
       return (await inner.get(requestId))?.status;
     },
     errorBodies,
+    async twin() {
+      const other = await hut.start(startOptions);
+      twins.push(other);
+      return `${other.url}${other.kit.prefix}/chat/continue`;
+    },
     async close() {
       try {
+        for (const other of twins) await other.close();
         await started.close();
       } finally {
         await inner.close();
