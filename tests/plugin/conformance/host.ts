@@ -9,7 +9,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createAskUserKit, type AskUserKit, type AskUserKitOptions } from '../../../plugin/index.js';
-import { koaRoutes } from '../../../plugin/adapters/koa.js';
 
 /** What the suite's authorize policy reads of a request, whatever the framework's request object is. */
 export interface CallerView {
@@ -26,7 +25,10 @@ export type CallerPolicy = (caller: CallerView, sessionId: string) => boolean | 
 /** The kit options the suite controls. Required here so every adapter gets the same fixture. */
 export type KitUnderTestOptions = Required<
   Pick<AskUserKitOptions, 'store' | 'host' | 'now' | 'logger' | 'ttlMs' | 'heartbeatMs' | 'expiryTimers' | 'prefix'>
->;
+> & {
+  /** Errors no request is waiting for (a run that failed after the claim); the suite collects them. */
+  onError: (err: unknown) => void;
+};
 
 export interface HostStartOptions {
   /** Pass these to the kit unchanged (the store, clock, RunHost and audit sink belong to the suite). */
@@ -64,7 +66,7 @@ export const koaHost: HostUnderTest = {
     });
     const app = new Koa();
     app.silent = true;
-    app.use(koaRoutes(kit));
+    app.use(kit.routes());
     const server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
