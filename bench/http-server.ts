@@ -17,6 +17,7 @@ import { Router } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { allowAnyCaller, createAskUserKit, formatEvent, SSE_HEADERS, userInputRequiredOf, type AskUserKit } from '../plugin/index.js';
 import { discardingAudit, instantHost, QUESTION_ARGUMENTS } from './lib/bench-kit.js';
+import { koaRoutes } from '../plugin/adapters/koa.js';
 
 export type ParentMessage =
   | { type: 'prepare'; prefix: string; count: number }
@@ -72,7 +73,7 @@ bare.post('/sse', bodyParser({ enableTypes: ['json'] }), function bareSse(ctx) {
 const app = new Koa();
 app.silent = true;
 app.use(bare.routes());
-app.use(kit.routes());
+app.use(koaRoutes(kit));
 const server = createServer(app.callback());
 server.keepAliveTimeout = 30_000;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import Koa from 'koa';
 import { createAskUserKit, formatEvent, newRequestId, userInputRequiredOf, type SseSink } from '../plugin/index.js';
+import { koaSse } from '../plugin/adapters/koa.js';
 import { readChatEvents } from '../widget/sse-reader.js';
 import { discardingAudit, QUESTION, QUESTION_ARGUMENTS, settle } from './lib/bench-kit.js';
 import { ms, ratio, summarize } from './lib/stats.js';
@@ -32,7 +33,7 @@ let stream: { sink: SseSink; write(chunk: string): void } | undefined;
 let streamOpen!: () => void;
 const opened = new Promise<void>((resolve) => (streamOpen = resolve));
 app.use(async (ctx) => {
-  const sink = kit.openSse(ctx, { heartbeatMs: 0 });
+  const sink = koaSse(kit, ctx, { heartbeatMs: 0 });
   stream = { sink, write: (chunk) => void ctx.res.write(chunk) };
   streamOpen();
   await new Promise<void>((resolve) => sink.signal.addEventListener('abort', () => resolve(), { once: true }));

@@ -10,7 +10,7 @@ import type { Authorize } from '../plugin/authorization.js';
 import { crossSiteReason } from '../plugin/same-origin.js';
 import { consoleAuditLogger, type AuditLogger } from '../plugin/audit.js';
 import { AskUserError } from '../plugin/errors.js';
-import { readJsonBody } from '../plugin/json-body.js';
+import { koaRoutes, koaSse, readJsonBody } from '../plugin/adapters/koa.js';
 import { openStore } from '../plugin/store/index.js';
 import type { PendingStore } from '../plugin/store/types.js';
 import { sessionIdSchema, LIMITS } from '../plugin/contract/schema.js';
@@ -123,7 +123,7 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
     if (ctx.path === '/api/chat' && ctx.method === 'POST') {
       let raw: unknown;
       try {
-        const crossSite = crossSiteReason(ctx);
+        const crossSite = crossSiteReason(ctx.get('origin') || undefined, ctx.get('sec-fetch-site') || undefined, `${ctx.protocol}://${ctx.host}`);
         if (crossSite) throw new AskUserError('forbidden', `Cross-site request: ${crossSite}.`);
         raw = await readJsonBody(ctx);
       } catch (err) {
@@ -140,7 +140,7 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
         return badRequest(ctx, `message: a non-blank string of at most ${MESSAGE_MAX} characters is required`, 'message');
       }
       if (await refused(ctx, sessionId.data)) return;
-      const sse = kit.openSse(ctx);
+      const sse = koaSse(kit, ctx);
       await loop.chat({ sessionId: sessionId.data, message: body.message, sse });
       return;
     }
@@ -166,7 +166,7 @@ export async function createDemoApp(options: DemoAppOptions): Promise<DemoApp> {
     }
     await next();
   });
-  app.use(kit.routes());
+  app.use(koaRoutes(kit));
   if (staticDir) app.use(staticFiles(staticDir));
 
   return {

@@ -1,20 +1,19 @@
 /**
- * `createAskUserKit(options)`: everything a Koa agent server needs for `ask_user` — the routes, the
- * interception its loop calls, the SSE writer for its chat stream, and the store — wired from one
- * options object.
+ * `createAskUserKit(options)`: everything an agent server needs for `ask_user`, free of any web
+ * framework — the routes' handler, the interception its loop calls, the store — wired from one options
+ * object. An adapter (plugin/adapters/: Koa, Express, Fetch/Hono) serves the routes and the chat stream.
  */
-import type { Middleware, ParameterizedContext } from 'koa';
 import { consoleAuditLogger, recordEntry, safeAuditLogger, type AuditLogger } from './audit.js';
 import { createCoordinator, type CloseStatus, type InterceptContext, type InterceptResult, type ToolCallLike } from './coordinator.js';
 import { createInProcessHost, type InProcessAnswer, type InProcessHost } from './in-process-host.js';
 import { lazyStore } from './lazy-store.js';
-import { createRoutes } from './routes.js';
+import { createRoutes, type RouteRequest, type RouteResult } from './routes.js';
 import { requireAuthorize, type Authorize } from './authorization.js';
-import { openSse, type OpenSseOptions } from './sse-writer.js';
+import type { OpenSseOptions, SseTimers } from './sse-format.js';
 import type { RunHost, SseSink } from './host.js';
 import type { InteractionRecord, PendingStore, StoreOptions } from './store/types.js';
 
-export interface AskUserKitOptions {
+export interface AskUserKitOptions<Ctx = any> {
   /**
    * The pending store, or a store URL (`memory`, `sqlite://<file>`, `redis://host:port`) that the kit
    * opens with `openStore` on first use and closes in `close()`. A store you pass in stays yours to close.
@@ -32,7 +31,7 @@ export interface AskUserKitOptions {
    * `forbidden`. Required to serve the routes; `allowAnyCaller` is the explicit opt-out for tests and
    * local demos (logged once when the routes are built).
    */
-  authorize?: Authorize;
+  authorize?: Authorize<Ctx>;
   /**
    * Front-end origins besides the server's own that may POST continue (a browser's `Origin`); any other
    * origin, or a `Sec-Fetch-Site` of `cross-site`/`same-site` without an allowed Origin, gets 403.
@@ -53,18 +52,24 @@ export interface AskUserKitOptions {
    * Errors no request is waiting for (a failed `host.closed`, a resume that threw mid-stream).
    * @default `ctx.app.emit('error', err, ctx)` when there is a ctx, else `console.error`
    */
-  onError?: (err: unknown, ctx?: ParameterizedContext) => void;
+  onError?: (err: unknown) => void;
   /** Timer functions of the SSE heartbeat, for tests. @default the global timers */
-  sseTimers?: OpenSseOptions['timers'];
+  sseTimers?: SseTimers;
 }
 
-export interface AskUserKit {
-  /** Koa middleware serving both routes (plus 405 for a wrong method); mount with `app.use(kit.routes())`. */
-  routes(): Middleware;
+/** What an adapter calls per request: the routes with this request's caller context and SSE opener. */
+export type ServeRoutes<Ctx> = (req: RouteRequest, ctx: Ctx, openSse: () => SseSink) => Promise<RouteResult>;
+
+export interface AskUserKit<Ctx = any> {
+  /**
+   * The continue and pending routes for an adapter (`koaRoutes(kit)`, `expressRoutes(kit)`,
+   * `fetchRoutes(kit)`). Throws without an `authorize` policy; logs once when it is `allowAnyCaller`.
+   */
+  serveRoutes(): ServeRoutes<Ctx>;
+  /** Heartbeat and timers for the chat streams adapters open. */
+  readonly sseOptions: OpenSseOptions;
   /** Split a turn's tool calls, ask the first valid `ask_user`, and say whether the run must pause. */
   intercept<C extends ToolCallLike>(toolCalls: readonly C[], context: InterceptContext): Promise<InterceptResult<C>>;
-  /** Start a chat stream on `ctx` (headers, heartbeat, disconnect handling). */
-  openSse(ctx: ParameterizedContext, options?: OpenSseOptions): SseSink;
   /** Close the session's open question before a new user message runs: `superseded` (or `expired`). */
   supersede(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Close the session's question as `expired` if it is past `expiresAt`. */
@@ -86,12 +91,9 @@ export interface AskUserKit {
 export const DEFAULT_TTL_MS = 30 * 60 * 1000;
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
-const defaultOnError = (err: unknown, ctx?: ParameterizedContext) => {
-  if (ctx?.app) ctx.app.emit('error', err, ctx);
-  else console.error('[ask-user-kit]', err);
-};
+const defaultOnError = (err: unknown) => console.error('[ask-user-kit]', err);
 
-export function createAskUserKit(options: AskUserKitOptions = {}): AskUserKit {
+export function createAskUserKit<Ctx = any>(options: AskUserKitOptions<Ctx> = {}): AskUserKit<Ctx> {
   const {
     store: storeOption = 'memory',
     storeOptions = {},
@@ -117,27 +119,19 @@ export function createAskUserKit(options: AskUserKitOptions = {}): AskUserKit {
   const audit = safeAuditLogger(logger, (e) => onError(e));
   const coordinator = createCoordinator({ store, host, audit, ttlMs, now, expiryTimers, onError: (e) => onError(e) });
   const normalizedPrefix = prefix.replace(/\/+$/, '');
-  let routes: Middleware | undefined;
+  let serve: ServeRoutes<Ctx> | undefined;
+  const sseOptions: OpenSseOptions = { heartbeatMs, ...(sseTimers ? { timers: sseTimers } : {}) };
 
   return {
-    routes() {
-      routes ??= createRoutes({
-        store,
-        host,
-        coordinator,
-        audit,
-        prefix: normalizedPrefix,
-        authorize: requireAuthorize(authorize, (message) => console.warn(message)),
-        allowedOrigins,
-        heartbeatMs,
-        now,
-        sseTimers,
-        onError,
-      });
-      return routes;
+    serveRoutes() {
+      if (serve) return serve;
+      const policy = requireAuthorize(authorize, (message) => console.warn(message));
+      const handle = createRoutes({ store, host, coordinator, audit, prefix: normalizedPrefix, allowedOrigins, now, onError });
+      serve = (req, ctx, openSse) => handle(req, { authorized: (sessionId) => policy(ctx, sessionId), openSse });
+      return serve;
     },
+    sseOptions,
     intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),
-    openSse: (ctx, sseOptions = {}) => openSse(ctx, { heartbeatMs, ...(sseTimers ? { timers: sseTimers } : {}), ...sseOptions }),
     supersede: (sessionId) => coordinator.supersede(sessionId),
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     closeInteraction: (requestId, status) => coordinator.closeInteraction(requestId, status),

@@ -4,10 +4,12 @@
  * id travels in URLs, logs and support tickets, so knowing one must never be enough to read or answer
  * its question.
  */
-import type { ParameterizedContext } from 'koa';
-
-/** Resolve true when the request's caller owns `sessionId`; false answers 403 `forbidden`. */
-export type Authorize = (ctx: ParameterizedContext, sessionId: string) => boolean | Promise<boolean>;
+/**
+ * Resolve true when the request's caller owns `sessionId`; false answers 403 `forbidden`. `ctx` is what
+ * the adapter serving the routes has for a request: Koa's context, Express's request, Hono's context,
+ * or a Fetch `Request`.
+ */
+export type Authorize<Ctx = any> = (ctx: Ctx, sessionId: string) => boolean | Promise<boolean>;
 
 const ANY_CALLER = Symbol.for('ask-user-kit.allow-any-caller');
 
@@ -15,12 +17,12 @@ const ANY_CALLER = Symbol.for('ask-user-kit.allow-any-caller');
  * Every caller may read and answer every session's questions. For tests and local demos only: the kit
  * logs a warning once when it starts serving with it.
  */
-export const allowAnyCaller: Authorize = Object.assign(() => true, { [ANY_CALLER]: true });
+export const allowAnyCaller: Authorize<unknown> = Object.assign(() => true, { [ANY_CALLER]: true });
 
-const isAllowAnyCaller = (authorize: Authorize) => (authorize as unknown as Record<symbol, unknown>)[ANY_CALLER] === true;
+const isAllowAnyCaller = (authorize: Authorize<never>) => (authorize as unknown as Record<symbol, unknown>)[ANY_CALLER] === true;
 
 /** The policy the routes use; throws when there is none, warns once when it is the opt-out. */
-export function requireAuthorize(authorize: Authorize | undefined, warn: (message: string) => void): Authorize {
+export function requireAuthorize<Ctx>(authorize: Authorize<Ctx> | undefined, warn: (message: string) => void): Authorize<Ctx> {
   if (typeof authorize !== 'function') {
     throw new TypeError(
       'createAskUserKit({ authorize }) is required to serve the routes: pass (ctx, sessionId) => boolean that checks the caller owns the session ' +

@@ -18,11 +18,10 @@ export {
   type InterceptResult,
   type ToolCallLike,
 } from './coordinator.js';
-export { createRoutes, receiptOf, type RoutesDeps } from './routes.js';
+export { createRoutes, receiptOf, type RoutesDeps, type RouteRequest, type RouteIo, type RouteResult, type JsonReply, type RouteHandler } from './routes.js';
 export { allowAnyCaller, type Authorize } from './authorization.js';
-export { sameOriginOnly, crossSiteReason, type SameOriginOptions } from './same-origin.js';
-export { readJsonBody } from './json-body.js';
-export { openSse, formatEvent, formatComment, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-writer.js';
+export { crossSiteReason, type SameOriginOptions } from './same-origin.js';
+export { formatEvent, formatComment, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-format.js';
 export {
   AUDIT_EVENTS,
   consoleAuditLogger,

@@ -1,5 +1,7 @@
 /**
- * `POST {prefix}/chat/continue` and `GET {prefix}/interactions/pending` (docs/protocol.md §4, §5).
+ * `POST {prefix}/chat/continue` and `GET {prefix}/interactions/pending` (docs/protocol.md §4, §5), free of
+ * any framework: an adapter (plugin/adapters/) turns its request into a `RouteRequest`, gives the route
+ * its caller's authorization and an SSE sink on its response, and writes the `JsonReply` back.
  *
  * Order of checks on continue, each before anything is consumed:
  *   cross-site browser request (403 forbidden) → body (400/413/415) → authorize (403 forbidden) → lookup (404) → owner (403 session_mismatch) →
@@ -13,23 +15,52 @@
  *   - a body that is not JSON by Content-Type is refused with 415 and code `invalid_request`;
  *   - a missing body, unparsable JSON or a body not matching `continueBodySchema` is 400 `invalid_request`.
  */
-import { Router } from '@koa/router';
-import type { Middleware, ParameterizedContext } from 'koa';
 import { checkAnswer, type AnswerProblem } from './contract/answer-rules.js';
 import { recordEntry, type AuditEntry, type AuditLogger } from './audit.js';
 import { AskUserError, type Receipt } from './errors.js';
 import { userInputRequiredOf, type Coordinator } from './coordinator.js';
 import { answerToolResultText, CANCEL_ANSWER } from './contract/tool-result.js';
-import { openSse, type OpenSseOptions } from './sse-writer.js';
-import { readJsonBody } from './json-body.js';
 import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type PendingInteraction } from './contract/schema.js';
 import type { RunHost } from './host.js';
 import { StoreUnavailableError, type InteractionRecord, type PendingStore } from './store/types.js';
 
-import type { Authorize } from './authorization.js';
-import { assertSameOrigin } from './same-origin.js';
+import { crossSiteReason } from './same-origin.js';
+import type { SseSink } from './host.js';
 
-export type { Authorize } from './authorization.js';
+/** An HTTP request as the routes read it, whatever framework received it. */
+export interface RouteRequest {
+  readonly method: string;
+  /** The path without the query string. */
+  readonly path: string;
+  /** A query parameter: its one value, every value when it repeats, or undefined. */
+  query(name: string): string | readonly string[] | undefined;
+  /** A request header by its lower-case name. */
+  header(name: string): string | undefined;
+  /** The server's own origin as the client addressed it (`protocol://host`), for the cross-site rule. */
+  readonly ownOrigin: string;
+  /** The JSON body within 64 KiB, or an AskUserError `invalid_request` (400, 413 or 415). */
+  readJson(): Promise<unknown>;
+}
+
+/** What the adapter gives one request: its caller's authorization and a stream on its response. */
+export interface RouteIo {
+  /** True when this request's caller may act on `sessionId`. */
+  authorized(sessionId: string): boolean | Promise<boolean>;
+  /** Start the SSE response (status 200 and docs/protocol.md §3's headers). */
+  openSse(): SseSink;
+}
+
+/** A JSON answer for the adapter to write. */
+export interface JsonReply {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body: unknown;
+}
+
+/** The outcome of one request: a JSON reply, a stream already written through `io.openSse`, or not ours. */
+export type RouteResult = JsonReply | 'streamed' | undefined;
+
+export type RouteHandler = (req: RouteRequest, io: RouteIo) => Promise<RouteResult>;
 
 export interface RoutesDeps {
   store: PendingStore;
@@ -37,13 +68,11 @@ export interface RoutesDeps {
   coordinator: Coordinator;
   audit: AuditLogger;
   prefix: string;
-  authorize: Authorize;
   /** Front-end origins besides the server's own that may POST continue. */
   allowedOrigins: readonly string[];
-  heartbeatMs: number;
   now: () => number;
-  sseTimers?: OpenSseOptions['timers'];
-  onError: (err: unknown, ctx?: ParameterizedContext) => void;
+  /** Errors no request waits for (a resume that threw after the claim). */
+  onError: (err: unknown) => void;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -99,19 +128,21 @@ function closedError(record: InteractionRecord): AskUserError {
   return new AskUserError('already_answered', CLOSED_MESSAGES[receipt.status] ?? 'This question is already closed.', { receipt });
 }
 
-export function createRoutes(deps: RoutesDeps): Middleware {
-  const { store, host, coordinator, audit, authorize, allowedOrigins, heartbeatMs, now, sseTimers, onError } = deps;
-  const prefix = deps.prefix.replace(/\/+$/, '');
-  const router = new Router();
+const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 
-  const respondError = (ctx: ParameterizedContext, err: AskUserError, rejected: AuditContext) => {
+export function createRoutes(deps: RoutesDeps): RouteHandler {
+  const { store, host, coordinator, audit, allowedOrigins, now, onError } = deps;
+  const prefix = deps.prefix.replace(/\/+$/, '');
+  const continuePath = `${prefix}/chat/continue`;
+  const pendingPath = `${prefix}/interactions/pending`;
+
+  const refusal = (err: AskUserError, rejected: AuditContext, headers: Record<string, string> = {}): JsonReply => {
     audit.audit({ event: 'rejected', at: iso(now()), ...rejected, reason: err.code, detail: err.message });
-    ctx.status = err.status;
-    ctx.body = err.toBody();
+    return { status: err.status, headers, body: err.toBody() };
   };
 
-  const checkAuthorized = async (ctx: ParameterizedContext, sessionId: string) => {
-    if (!(await authorize(ctx, sessionId))) {
+  const checkAuthorized = async (io: RouteIo, sessionId: string) => {
+    if (!(await io.authorized(sessionId))) {
       throw new AskUserError('forbidden', 'This request is not allowed to act on that session.');
     }
   };
@@ -123,26 +154,28 @@ export function createRoutes(deps: RoutesDeps): Middleware {
     await coordinator.closeInteraction(record.requestId, 'expired');
   };
 
-  router.post(`${prefix}/chat/continue`, async function continueInteraction(ctx) {
+  async function continueInteraction(req: RouteRequest, io: RouteIo): Promise<RouteResult> {
     let known: AuditContext = {};
     try {
       // Before the body is read: a page on another site learns nothing, not even whether its body parsed.
-      assertSameOrigin(ctx, allowedOrigins);
-      const parsed = continueBodySchema.safeParse(await readJsonBody(ctx));
+      const crossSite = crossSiteReason(req.header('origin'), req.header('sec-fetch-site'), req.ownOrigin, allowedOrigins);
+      if (crossSite) throw new AskUserError('forbidden', `Cross-site request: ${crossSite}.`);
+      const raw = await req.readJson();
+      const parsed = continueBodySchema.safeParse(raw);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         const field = issue.path.map(String).join('.') || undefined;
-        const raw = ctx.request.body as Record<string, unknown> | undefined;
+        const fields = raw as Record<string, unknown> | undefined;
         // Ids are logged only once they are well-formed, so nothing arbitrary reaches the audit trail.
-        const sessionId = sessionIdSchema.safeParse(raw?.sessionId);
-        const requestId = requestIdSchema.safeParse(raw?.requestId);
+        const sessionId = sessionIdSchema.safeParse(fields?.sessionId);
+        const requestId = requestIdSchema.safeParse(fields?.requestId);
         if (sessionId.success) known.sessionId = sessionId.data;
         if (requestId.success) known.requestId = requestId.data;
         throw new AskUserError('invalid_request', `${field ?? 'body'}: ${issue.message}`, field ? { field } : {});
       }
       const body = parsed.data;
       known = { sessionId: body.sessionId, requestId: body.requestId };
-      await checkAuthorized(ctx, body.sessionId);
+      await checkAuthorized(io, body.sessionId);
 
       const record = await store.get(body.requestId).catch(storeError);
       if (!record) throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
@@ -185,7 +218,7 @@ export function createRoutes(deps: RoutesDeps): Middleware {
       const claimed = outcome.record;
       coordinator.clearTimer(claimed.requestId);
       audit.audit(recordEntry(status, claimed, at, { answer }));
-      const sse = openSse(ctx, { heartbeatMs, ...(sseTimers ? { timers: sseTimers } : {}) });
+      const sse = io.openSse();
       sse.send('interaction_resolved', {
         requestId: claimed.requestId,
         toolCallId: claimed.toolCallId,
@@ -198,61 +231,59 @@ export function createRoutes(deps: RoutesDeps): Middleware {
         await host.resume({ record: claimed, answer, toolResultContent: answerToolResultText(answer), sse });
       } catch (err) {
         // The answer is recorded; the run failed after it. Say so on the stream, log the cause server-side.
-        onError(err, ctx);
+        onError(err);
         sse.send('error', { code: isStoreDown(err) ? 'store_unavailable' : 'internal_error', message: 'The run could not continue after your answer was recorded.' });
         sse.send('done', { reason: 'error' });
       } finally {
         sse.end();
       }
+      return 'streamed';
     } catch (err) {
-      if (!(err instanceof AskUserError)) {
-        if (isStoreDown(err)) return respondError(ctx, new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.'), known);
-        throw err;
-      }
-      respondError(ctx, err, known);
+      if (err instanceof AskUserError) return refusal(err, known);
+      if (isStoreDown(err)) return refusal(new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.'), known);
+      throw err;
     }
-  });
+  }
 
-  router.get(`${prefix}/interactions/pending`, async function pendingInteraction(ctx) {
+  async function pendingInteraction(req: RouteRequest, io: RouteIo): Promise<RouteResult> {
     let known: AuditContext = {};
     // Every answer of this route describes a moment (none, pending, expired, refused): never cached.
-    ctx.set('Cache-Control', 'no-store');
     try {
-      const raw = ctx.query.sessionId;
+      const raw = req.query('sessionId');
       const parsed = sessionIdSchema.safeParse(raw);
       if (!parsed.success) {
         throw new AskUserError('invalid_request', raw === undefined ? 'sessionId: required as a query parameter' : `sessionId: ${parsed.error.issues[0]!.message}`, { field: 'sessionId' });
       }
       const sessionId = parsed.data;
       known = { sessionId };
-      await checkAuthorized(ctx, sessionId);
+      await checkAuthorized(io, sessionId);
       const record = await store.currentOf(sessionId).catch(storeError);
-      if (!record || record.sessionId !== sessionId) {
-        ctx.body = { pending: null };
-        return;
-      }
+      if (!record || record.sessionId !== sessionId) return { status: 200, headers: NO_STORE, body: { pending: null } };
       const expired = record.status === 'expired' || (record.status === 'pending' && record.expiresAt <= now());
-      if (!expired && record.status !== 'pending') {
-        ctx.body = { pending: null };
-        return;
-      }
+      if (!expired && record.status !== 'pending') return { status: 200, headers: NO_STORE, body: { pending: null } };
       if (expired) await collectExpired(record).catch(storeError);
       const pending: PendingInteraction = {
         ...userInputRequiredOf(record),
         status: expired ? 'expired' : 'pending',
         resumable: expired ? false : await host.isResumable(record),
       };
-      ctx.body = { pending };
+      return { status: 200, headers: NO_STORE, body: { pending } };
     } catch (err) {
-      if (err instanceof AskUserError) return respondError(ctx, err, known);
-      if (isStoreDown(err)) return respondError(ctx, new AskUserError('store_unavailable', 'The interaction store is unreachable; retry shortly.'), known);
+      if (err instanceof AskUserError) return refusal(err, known, NO_STORE);
+      if (isStoreDown(err)) return refusal(new AskUserError('store_unavailable', 'The interaction store is unreachable; retry shortly.'), known, NO_STORE);
       throw err;
     }
+  }
+
+  const methodNotAllowed = (allow: string): JsonReply => ({
+    status: 405,
+    headers: { Allow: allow },
+    body: { error: { code: 'invalid_request', message: `Use ${allow} on this route.` } },
   });
 
-  const routes = router.routes();
-  const allowed = router.allowedMethods();
-  return async function askUserRoutes(ctx, next) {
-    await routes(ctx as never, () => allowed(ctx as never, next));
+  return async function askUserRoutes(req, io) {
+    if (req.path === continuePath) return req.method === 'POST' ? continueInteraction(req, io) : methodNotAllowed('POST');
+    if (req.path === pendingPath) return req.method === 'GET' || req.method === 'HEAD' ? pendingInteraction(req, io) : methodNotAllowed('GET, HEAD');
+    return undefined;
   };
 }

@@ -17,6 +17,7 @@ import { startScriptedModel } from '../helpers/scripted-model.js';
 import { recordingSink } from './recording-sink.js';
 import { answerBody, postStream, shape } from './sse-client.js';
 import { askSingle } from './harness.js';
+import { koaRoutes } from '../../plugin/adapters/koa.js';
 
 test('in-process host: a continued run that throws ends the continue stream with an error', async (t) => {
   const model = await startScriptedModel({ turns: [{ toolCalls: [askSingle('call_fail')] }, { text: 'never streamed' }] });
@@ -43,7 +44,7 @@ test('in-process host: a continued run that throws ends the continue stream with
   const loop = createAgentLoop({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', store, stateStore, inProcess: kit, coordinator: kit, onError: (e) => errors.push(e) });
   const app = new Koa();
   app.silent = true;
-  app.use(kit.routes());
+  app.use(koaRoutes(kit));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   t.after(async () => {

@@ -9,7 +9,10 @@ import { readFileSync } from 'node:fs';
 
 /** Every export entry, used as a TypeScript consumer would: values and types from each. */
 export const EVERY_ENTRY_TS = `\
-import { createAskUserKit, openStore, readJsonBody, sessionIdSchema, type AskUserKit, type PendingStore } from 'ask-user-kit/plugin';
+import { createAskUserKit, openStore, sessionIdSchema, type AskUserKit, type PendingStore } from 'ask-user-kit/plugin';
+import { koaRoutes, readJsonBody } from 'ask-user-kit/plugin/koa';
+import { fetchRoutes, webSse } from 'ask-user-kit/plugin/fetch';
+import { honoRoutes } from 'ask-user-kit/plugin/hono';
 import { createAgentLoop, type AgentLoop, type LoopTool } from 'ask-user-kit/plugin/loop';
 import { AskUserCard, fetchPending, startChat, type AskUserRequest, type ChatEvent } from 'ask-user-kit/widget';
 import * as standalone from 'ask-user-kit/widget/standalone';
@@ -18,7 +21,7 @@ export const tool: LoopTool = { name: 'lookup', description: 'Looks something up
 export async function wire(store: PendingStore): Promise<AskUserKit> {
   const kit = createAskUserKit({ store, authorize: (_ctx, sessionId) => sessionId.length > 0 });
   const loop: AgentLoop | undefined = undefined;
-  void [loop, createAgentLoop, readJsonBody, openStore];
+  void [loop, createAgentLoop, readJsonBody, openStore, koaRoutes, fetchRoutes, webSse, honoRoutes];
   return kit;
 }
 export const sessionId: string = sessionIdSchema.parse('s-1');

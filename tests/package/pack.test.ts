@@ -33,8 +33,9 @@ const root = resolve(new URL('../../', import.meta.url).pathname);
 const bin = (name: string) => join(root, 'node_modules/.bin', name);
 
 /** The entries a consumer imports, and which of them load in plain Node (the standalone one is browser-only: lit inside). */
-const ENTRIES = ['./plugin', './plugin/loop', './widget', './widget/standalone'] as const;
-const NODE_ENTRIES = ['./plugin', './plugin/loop', './widget'] as const;
+const ADAPTERS = ['./plugin/koa', './plugin/express', './plugin/hono', './plugin/fetch'] as const;
+const ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, './widget', './widget/standalone'] as const;
+const NODE_ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, './widget'] as const;
 const STANDALONE = 'dist/widget/ask-user-kit.standalone.js';
 
 interface Run {
@@ -276,8 +277,16 @@ test('the packed package installs offline into a consumer project and works ther
     const pkg = state.packed;
     const spec = `file:../packed/${state.tarball.split(sep).at(-1)}`;
     // What the README tells a host to install: the package and its peer openai, plus koa, @koa/router and
-    // zod, which the drop-in example imports itself; each at the range the package declares.
-    const own = { openai: pkg.peerDependencies!.openai!, koa: pkg.dependencies!.koa!, '@koa/router': pkg.dependencies!['@koa/router']!, zod: pkg.dependencies!.zod! };
+    // zod, which the drop-in example imports itself; each at the range the package declares. Express and
+    // Hono, the optional peers of their adapters, so every entry can be imported.
+    const own = {
+      openai: pkg.peerDependencies!.openai!,
+      express: pkg.peerDependencies!.express!,
+      hono: pkg.peerDependencies!.hono!,
+      koa: pkg.dependencies!.koa!,
+      '@koa/router': pkg.dependencies!['@koa/router']!,
+      zod: pkg.dependencies!.zod!,
+    };
     writeFileSync(
       join(consumer, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [pkg.name]: spec, ...own } }, null, 2),
@@ -309,7 +318,11 @@ test('the packed package installs offline into a consumer project and works ther
     const node = await run(process.execPath, ['import-every-entry.mjs'], consumer);
     assert.equal(node.code, 0, show(node));
     const out = JSON.parse(node.stdout) as Record<string, string[] | string>;
-    for (const name of ['createAskUserKit', 'openStore', 'readJsonBody', 'sessionIdSchema', 'askUserChatTool', 'AskUserError']) assert.ok(out['./plugin']!.includes(name), `plugin exports ${name}`);
+    for (const name of ['createAskUserKit', 'openStore', 'sessionIdSchema', 'askUserChatTool', 'AskUserError']) assert.ok(out['./plugin']!.includes(name), `plugin exports ${name}`);
+    for (const name of ['koaRoutes', 'koaSse', 'readJsonBody', 'sameOriginOnly']) assert.ok(out['./plugin/koa']!.includes(name), `plugin/koa exports ${name}`);
+    for (const name of ['expressRoutes', 'expressSse', 'sameOriginOnly']) assert.ok(out['./plugin/express']!.includes(name), `plugin/express exports ${name}`);
+    for (const name of ['honoRoutes', 'webSse', 'sameOriginOnly']) assert.ok(out['./plugin/hono']!.includes(name), `plugin/hono exports ${name}`);
+    for (const name of ['fetchRoutes', 'webSse', 'crossSiteRefusal']) assert.ok(out['./plugin/fetch']!.includes(name), `plugin/fetch exports ${name}`);
     for (const name of ['createAgentLoop', 'ToolRegistry']) assert.ok(out['./plugin/loop']!.includes(name), `plugin/loop exports ${name}`);
     for (const name of ['AskUserCard', 'AskUserProvider', 'startChat', 'submitUserInput', 'fetchPending', 'readChatEvents']) assert.ok(out['./widget']!.includes(name), `widget exports ${name}`);
     assert.equal(out['./widget/standalone'], pathToFileURL(join(consumer, 'node_modules/ask-user-kit', STANDALONE)).href);

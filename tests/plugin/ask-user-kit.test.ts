@@ -6,6 +6,7 @@ import { allowAnyCaller, createAskUserKit, DEFAULT_HEARTBEAT_MS, DEFAULT_TTL_MS,
 import * as plugin from '../../plugin/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { answer, errorOf, readSse, startApp } from './harness.js';
+import { koaRoutes } from '../../plugin/adapters/koa.js';
 
 describe('createAskUserKit', () => {
   it('defaults: memory store, 30 min TTL, /api prefix, 15 s heartbeat', async () => {
@@ -113,7 +114,7 @@ describe('createAskUserKit', () => {
     const store = await openStore('memory');
     const kit = createAskUserKit({ store, host: failing, logger: memoryAuditLogger(), onError: (e) => errors.push(e), authorize: allowAnyCaller });
     const app = new Koa();
-    app.use(kit.routes());
+    app.use(koaRoutes(kit));
     const { createServer } = await import('node:http');
     const server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -140,7 +141,7 @@ describe('createAskUserKit', () => {
   });
 
   it('index re-exports the schema, tool definition, tool-result helpers and the store factory', () => {
-    for (const name of ['askUserArgsSchema', 'continueBodySchema', 'askUserChatTool', 'askUserFallback', 'answerToolResultText', 'closedToolResultText', 'openStore', 'StoreUnavailableError', 'checkAnswer', 'createInProcessHost', 'openSse', 'AskUserError']) {
+    for (const name of ['askUserArgsSchema', 'continueBodySchema', 'askUserChatTool', 'askUserFallback', 'answerToolResultText', 'closedToolResultText', 'openStore', 'StoreUnavailableError', 'checkAnswer', 'createInProcessHost', 'AskUserError']) {
       assert.equal(typeof (plugin as Record<string, unknown>)[name], name.endsWith('Schema') ? 'object' : 'function', name);
     }
   });

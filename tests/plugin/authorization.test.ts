@@ -16,10 +16,10 @@ function captureWarnings(): { lines: string[]; restore(): void } {
 }
 
 describe('an authorization policy is required to serve', () => {
-  it('routes() without authorize throws and says what to pass', async () => {
+  it('serving the routes without authorize throws and says what to pass', async () => {
     const kit = createAskUserKit({ logger: memoryAuditLogger() });
     try {
-      assert.throws(() => kit.routes(), (err: Error) => err instanceof TypeError && /authorize/.test(err.message) && /allowAnyCaller/.test(err.message));
+      assert.throws(() => kit.serveRoutes(), (err: Error) => err instanceof TypeError && /authorize/.test(err.message) && /allowAnyCaller/.test(err.message));
       // A kit used only for interception (a loop, a CLI) needs no policy.
       const asked = await kit.intercept([{ id: 'c', type: 'function', function: { name: 'ask_user', arguments: '{"title":"T","mode":"text"}' } }], { sessionId: 's' });
       assert.ok(asked.interaction);
@@ -32,10 +32,10 @@ describe('an authorization policy is required to serve', () => {
     const warnings = captureWarnings();
     try {
       const open = createAskUserKit({ logger: memoryAuditLogger(), authorize: allowAnyCaller });
-      open.routes();
-      open.routes();
+      open.serveRoutes();
+      open.serveRoutes();
       const bound = createAskUserKit({ logger: memoryAuditLogger(), authorize: () => false });
-      bound.routes();
+      bound.serveRoutes();
       await open.close();
       await bound.close();
     } finally {

@@ -18,6 +18,7 @@ import {
   type ResumeContext,
   type RunHost,
 } from '../../plugin/index.js';
+import { koaRoutes } from '../../plugin/adapters/koa.js';
 
 export interface SseFrame {
   event: string;
@@ -159,7 +160,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const app = new Koa();
   app.silent = true;
   for (const mw of before) app.use(mw);
-  app.use(kit.routes());
+  app.use(koaRoutes(kit));
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

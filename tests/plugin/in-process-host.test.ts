@@ -11,6 +11,7 @@ import Koa from 'koa';
 import { allowAnyCaller, createAskUserKit, createInProcessHost, InProcessHostError, memoryAuditLogger, openStore, type AskUserKit, type InProcessAnswer, type PendingStore } from '../../plugin/index.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { answer, errorOf, parseSse, readSse, recordingHost, SINGLE } from './harness.js';
+import { koaRoutes, koaSse } from '../../plugin/adapters/koa.js';
 
 interface InMemoryServer {
   url: string;
@@ -28,11 +29,11 @@ async function start(store: PendingStore): Promise<InMemoryServer> {
   const runs = new Map<string, AbortController>();
   const app = new Koa();
   app.silent = true;
-  app.use(kit.routes());
+  app.use(koaRoutes(kit));
   app.use(async (ctx, next) => {
     if (ctx.path !== '/api/chat') return next();
     const sessionId = String(ctx.query.sessionId);
-    const sse = kit.openSse(ctx);
+    const sse = koaSse(kit, ctx);
     await kit.supersede(sessionId);
     const turn = await kit.intercept([{ id: 'call_q', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify(SINGLE) } }], { sessionId, sse });
     const requestId = turn.interaction!.requestId;

@@ -22,6 +22,7 @@ function dropInExample(): string {
 test('the README drop-in example type-checks against the plugin sources', () => {
   const source = dropInExample()
     .replaceAll("'ask-user-kit/plugin/loop'", `'${join(root, 'plugin/loop/index.js')}'`)
+    .replaceAll("'ask-user-kit/plugin/koa'", `'${join(root, 'plugin/adapters/koa.js')}'`)
     .replaceAll("'ask-user-kit/plugin'", `'${join(root, 'plugin/index.js')}'`);
   assert.doesNotMatch(source, /ask-user-kit\//, 'every package import was pointed at the sources');
   // What the example leaves to the host: its own tools and its notion of who owns a session.

@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import Koa from 'koa';
-import { formatEvent, openSse, type SseSink, type SseTimers } from '../../plugin/index.js';
+import { formatEvent, type SseSink, type SseTimers, type OpenSseOptions } from '../../plugin/index.js';
+import { koaSse } from '../../plugin/adapters/koa.js';
 import { parseSse } from './harness.js';
 
 interface Served {
@@ -23,7 +24,7 @@ afterEach(async () => {
   served = undefined;
 });
 
-async function serve(handler: (sink: SseSink, ctx: Koa.Context) => void | Promise<void>, opts: Parameters<typeof openSse>[1] = {}, pre: Koa.Middleware[] = []): Promise<Served> {
+async function serve(handler: (sink: SseSink, ctx: Koa.Context) => void | Promise<void>, opts: OpenSseOptions = {}, pre: Koa.Middleware[] = []): Promise<Served> {
   const app = new Koa();
   const sinks: SseSink[] = [];
   const errors: unknown[] = [];
@@ -31,7 +32,7 @@ async function serve(handler: (sink: SseSink, ctx: Koa.Context) => void | Promis
   app.on('error', (err) => errors.push(err));
   for (const mw of pre) app.use(mw);
   app.use(async (ctx) => {
-    const sink = openSse(ctx, opts);
+    const sink = koaSse({ sseOptions: {} }, ctx, opts);
     sinks.push(sink);
     await handler(sink, ctx);
   });

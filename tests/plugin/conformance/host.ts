@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createAskUserKit, type AskUserKit, type AskUserKitOptions } from '../../../plugin/index.js';
+import { koaRoutes } from '../../../plugin/adapters/koa.js';
 
 /** What the suite's authorize policy reads of a request, whatever the framework's request object is. */
 export interface CallerView {
@@ -66,7 +67,7 @@ export const koaHost: HostUnderTest = {
     });
     const app = new Koa();
     app.silent = true;
-    app.use(kit.routes());
+    app.use(koaRoutes(kit));
     const server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;

@@ -5,8 +5,8 @@
  */
 import { bodyParser } from '@koa/bodyparser';
 import type { ParameterizedContext } from 'koa';
-import { AskUserError } from './errors.js';
-import { LIMITS } from './contract/limits.js';
+import { AskUserError } from '../errors.js';
+import { LIMITS } from '../contract/limits.js';
 
 // The parser must read every type the check below lets through, or a `+json` body would arrive as `{}`.
 const JSON_TYPES = ['application/json', 'application/*+json'];

@@ -1,0 +1,66 @@
+/**
+ * Express 5: the kit's routes as middleware, the chat stream on an Express response, and the
+ * cross-site rule for the host's own routes. Mount the routes at the app's root: the kit's `prefix`
+ * decides their paths.
+ *
+ *   app.use(expressRoutes(kit));
+ *   app.post('/api/chat', express.json(), (req, res) => loop.chat({ …, sse: expressSse(kit, req, res) }));
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import type { AskUserKit } from '../ask-user-kit.js';
+import type { SseSink } from '../host.js';
+import { openNodeSse } from '../node-sse.js';
+import type { RouteRequest } from '../routes.js';
+import { changesState, crossSiteReason, type SameOriginOptions } from '../same-origin.js';
+import type { OpenSseOptions } from '../sse-format.js';
+import { AskUserError } from '../errors.js';
+import { readExpressJson } from './express-json-body.js';
+import { headerValue, oneOrAll } from './request-shape.js';
+
+export { readExpressJson } from './express-json-body.js';
+
+const ownOrigin = (req: Request) => `${req.protocol}://${req.get('host') ?? ''}`;
+
+function routeRequest(req: Request, res: Response): RouteRequest {
+  return {
+    method: req.method,
+    // Not `req.path`: under `app.use('/x', …)` it loses the mount path, and the prefix names whole paths.
+    path: new URL(req.originalUrl, 'http://localhost').pathname,
+    query: (name) => {
+      const value = (req.query as Record<string, unknown>)[name];
+      if (typeof value === 'string') return value;
+      return Array.isArray(value) ? oneOrAll(value.map(String)) : value === undefined ? undefined : String(value);
+    },
+    header: (name) => headerValue(req.headers[name]),
+    ownOrigin: ownOrigin(req),
+    readJson: () => readExpressJson(req, res),
+  };
+}
+
+/** Middleware serving the kit's two routes; other paths go on. `authorize` receives Express's request. */
+export function expressRoutes(kit: AskUserKit<Request>): RequestHandler {
+  const serve = kit.serveRoutes();
+  return function askUserRoutes(req, res, next) {
+    serve(routeRequest(req, res), req, () => expressSse(kit, req, res)).then((result) => {
+      if (result === undefined) return next();
+      if (result === 'streamed') return;
+      res.status(result.status).set(result.headers).json(result.body);
+    }, next);
+  };
+}
+
+/** The chat stream on `res` (docs/protocol.md §3), written to the socket as events are sent. */
+export function expressSse(kit: Pick<AskUserKit, 'sseOptions'>, req: Request, res: Response, options: OpenSseOptions = {}): SseSink {
+  return openNodeSse(req, res, { ...kit.sseOptions, ...options });
+}
+
+/** The cross-site rule (plugin/same-origin.ts) for the host's own state-changing routes: 403 `forbidden`. */
+export function sameOriginOnly(options: SameOriginOptions = {}): RequestHandler {
+  const { allowedOrigins = [] } = options;
+  return function sameOrigin(req, res, next) {
+    const reason = changesState(req.method) ? crossSiteReason(headerValue(req.headers.origin), headerValue(req.headers['sec-fetch-site']), ownOrigin(req), allowedOrigins) : undefined;
+    if (!reason) return next();
+    const err = new AskUserError('forbidden', `Cross-site request: ${reason}.`);
+    res.status(err.status).json(err.toBody());
+  };
+}

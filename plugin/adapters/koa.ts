@@ -1,0 +1,75 @@
+/**
+ * Koa: the kit's routes as middleware, the chat stream on a Koa context, the cross-site rule for the
+ * host's own routes, and the routes' JSON body reader.
+ *
+ *   app.use(koaRoutes(kit)).use(router.routes());
+ *   router.post('/api/chat', async (ctx) => loop.chat({ sessionId, message, sse: koaSse(kit, ctx) }));
+ */
+import type { Middleware, ParameterizedContext } from 'koa';
+import type { AskUserKit } from '../ask-user-kit.js';
+import type { SseSink } from '../host.js';
+import { openNodeSse } from '../node-sse.js';
+import type { RouteRequest } from '../routes.js';
+import { changesState, crossSiteReason, type SameOriginOptions } from '../same-origin.js';
+import type { OpenSseOptions } from '../sse-format.js';
+import { AskUserError } from '../errors.js';
+import { readJsonBody } from './koa-json-body.js';
+import { oneOrAll } from './request-shape.js';
+
+export { readJsonBody } from './koa-json-body.js';
+
+/** The server's own origin; Koa 3's `ctx.origin` is the request's Origin header, not this. */
+const ownOrigin = (ctx: ParameterizedContext) => `${ctx.protocol}://${ctx.host}`;
+
+function routeRequest(ctx: ParameterizedContext): RouteRequest {
+  return {
+    method: ctx.method,
+    path: ctx.path,
+    query: (name) => {
+      const value = ctx.query[name];
+      return typeof value === 'string' ? value : value === undefined ? undefined : oneOrAll(value);
+    },
+    header: (name) => ctx.get(name) || undefined,
+    ownOrigin: ownOrigin(ctx),
+    readJson: () => readJsonBody(ctx),
+  };
+}
+
+/**
+ * Koa middleware serving `POST {prefix}/chat/continue` and `GET {prefix}/interactions/pending` (405 for
+ * another method); other paths go on to `next`. Throws now when the kit has no `authorize` policy.
+ */
+export function koaRoutes(kit: AskUserKit<ParameterizedContext>): Middleware {
+  const serve = kit.serveRoutes();
+  return async function askUserRoutes(ctx, next) {
+    const result = await serve(routeRequest(ctx), ctx, () => koaSse(kit, ctx));
+    if (result === undefined) return next();
+    if (result === 'streamed') return;
+    ctx.status = result.status;
+    ctx.set(result.headers as Record<string, string>);
+    ctx.body = result.body;
+  };
+}
+
+/**
+ * The chat stream on `ctx` (docs/protocol.md §3): Koa hands the response over (`ctx.respond = false`) so
+ * no compression or body middleware can buffer it.
+ */
+export function koaSse(kit: Pick<AskUserKit, 'sseOptions'>, ctx: ParameterizedContext, options: OpenSseOptions = {}): SseSink {
+  // Compression middleware checks this flag; with `respond = false` there is no body to wrap anyway.
+  (ctx as { compress?: boolean }).compress = false;
+  ctx.respond = false;
+  return openNodeSse(ctx.req, ctx.res, { ...kit.sseOptions, ...options });
+}
+
+/** The cross-site rule (plugin/same-origin.ts) for the host's own state-changing routes: 403 `forbidden`. */
+export function sameOriginOnly(options: SameOriginOptions = {}): Middleware {
+  const { allowedOrigins = [] } = options;
+  return async function sameOrigin(ctx, next) {
+    const reason = changesState(ctx.method) ? crossSiteReason(ctx.get('origin') || undefined, ctx.get('sec-fetch-site') || undefined, ownOrigin(ctx), allowedOrigins) : undefined;
+    if (!reason) return next();
+    const err = new AskUserError('forbidden', `Cross-site request: ${reason}.`);
+    ctx.status = err.status;
+    ctx.body = err.toBody();
+  };
+}

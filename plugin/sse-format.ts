@@ -1,0 +1,104 @@
+/** The chat stream's wire format (docs/protocol.md §3), shared by the Node and the web-stream writers. */
+import type { ChatEventMap, ChatEventName } from './contract/schema.js';
+import type { SseSink } from './host.js';
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  Connection: 'keep-alive',
+};
+
+export interface SseTimers {
+  setInterval(fn: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+export interface OpenSseOptions {
+  /** Interval of the `: ping` comment that keeps proxies from closing an idle stream; 0 turns it off. @default 15000 */
+  heartbeatMs?: number;
+  /** Timer functions, so tests can watch the heartbeat start and stop. @default the global timers */
+  timers?: SseTimers;
+}
+
+export const defaultTimers: SseTimers = {
+  setInterval: (fn, ms) => {
+    const handle = setInterval(fn, ms);
+    // The heartbeat alone must not keep a process alive that is otherwise done.
+    handle.unref();
+    return handle;
+  },
+  clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
+};
+
+/** Field values must not contain CR or LF, or one event would be read as two (WHATWG SSE §9.2.6). */
+const oneLine = (s: string) => s.replace(/\r\n|\r|\n/g, ' ');
+
+/** `event:` + `data:` frame. JSON.stringify escapes CR and LF inside strings, so data stays one line. */
+export function formatEvent(event: string, data: unknown): string {
+  return `event: ${oneLine(event)}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export function formatComment(text: string): string {
+  return `: ${oneLine(text)}\n\n`;
+}
+
+/** One abort reason for every closed stream: a DOMException per stream is a stack trace per request. */
+export const STREAM_CLOSED = new DOMException('the chat stream closed', 'AbortError');
+
+/**
+ * An SseSink over `out`, a transport that takes text chunks and can end. Frames sent in one tick
+ * (interaction_resolved, tool_result, done…) leave as one chunk; writes after the client left, or after
+ * `end()`, are dropped; sending `done` (the last event of every stream) ends the stream.
+ */
+export function frameSink(
+  out: { write(chunk: string): void; end(): void; readonly open: boolean },
+  options: OpenSseOptions = {},
+): SseSink & { stop(): void } {
+  const { heartbeatMs = 15_000, timers = defaultTimers } = options;
+  const controller = new AbortController();
+  let heartbeat: unknown;
+  let ended = false;
+  let pending = '';
+  const flush = () => {
+    const chunk = pending;
+    pending = '';
+    if (chunk && out.open) out.write(chunk);
+  };
+  const write = (chunk: string) => {
+    if (ended || controller.signal.aborted || !out.open) return;
+    if (pending === '') process.nextTick(flush);
+    pending += chunk;
+  };
+  const stop = () => {
+    if (heartbeat !== undefined) timers.clearInterval(heartbeat);
+    heartbeat = undefined;
+    if (!controller.signal.aborted) controller.abort(STREAM_CLOSED);
+  };
+  if (heartbeatMs > 0) heartbeat = timers.setInterval(() => write(formatComment('ping')), heartbeatMs);
+  const sink = {
+    send<E extends ChatEventName>(event: E, data: ChatEventMap[E]) {
+      write(formatEvent(event, data));
+      if (event === 'done') sink.end();
+    },
+    comment(text: string) {
+      write(formatComment(text));
+    },
+    get signal() {
+      return controller.signal;
+    },
+    get closed() {
+      return ended || controller.signal.aborted;
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      flush();
+      stop();
+      if (out.open) out.end();
+    },
+    /** The client left: stop writing and abort the run's signal. */
+    stop,
+  };
+  return sink;
+}
