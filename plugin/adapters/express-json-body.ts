@@ -6,6 +6,7 @@
 import express, { type Request, type Response } from 'express';
 import { AskUserError } from '../errors.js';
 import { LIMITS } from '../contract/limits.js';
+import { notJsonType } from './request-shape.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const parseJson = express.json({ limit: LIMITS.bodyBytes, type: JSON_TYPES, strict: true });
@@ -17,6 +18,9 @@ export async function readExpressJson(req: Request, res: Response): Promise<unkn
       throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
     }
     return req.body;
+  }
+  if (notJsonType(req.headers['content-type'])) {
+    throw new AskUserError('invalid_request', 'The Content-Type is not JSON; send application/json.', { status: 415 });
   }
   const length = req.headers['content-length'];
   const empty = length === '0' || (length === undefined && !req.headers['transfer-encoding']);

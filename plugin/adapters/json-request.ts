@@ -5,11 +5,12 @@
  */
 import { AskUserError } from '../errors.js';
 import { LIMITS } from '../contract/limits.js';
+import { isJsonMediaType, notJsonType } from './request-shape.js';
 
 /** `application/json` or any `application/…+json`, in UTF-8 (the default for JSON). */
 function isUtf8Json(contentType: string | null): boolean {
-  const [type = '', ...params] = (contentType ?? '').toLowerCase().split(';').map((p) => p.trim());
-  if (type !== 'application/json' && !/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)) return false;
+  if (!contentType || !isJsonMediaType(contentType)) return false;
+  const params = contentType.toLowerCase().split(';').slice(1).map((p) => p.trim());
   const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
@@ -18,6 +19,9 @@ const tooLarge = () => new AskUserError('invalid_request', `The body is larger t
 
 export async function readRequestJson(request: Request): Promise<unknown> {
   const length = request.headers.get('content-length');
+  if (notJsonType(request.headers.get('content-type') ?? undefined)) {
+    throw new AskUserError('invalid_request', 'The Content-Type is not JSON; send application/json.', { status: 415 });
+  }
   if (!request.body || length === '0') throw new AskUserError('invalid_request', 'The request has no body; send the answer as a JSON object.');
   if (!isUtf8Json(request.headers.get('content-type'))) {
     throw new AskUserError('invalid_request', 'The Content-Type is not UTF-8 JSON; send application/json.', { status: 415 });

@@ -7,6 +7,7 @@ import { bodyParser } from '@koa/bodyparser';
 import type { ParameterizedContext } from 'koa';
 import { AskUserError } from '../errors.js';
 import { LIMITS } from '../contract/limits.js';
+import { notJsonType } from './request-shape.js';
 
 // The parser must read every type the check below lets through, or a `+json` body would arrive as `{}`.
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -14,6 +15,9 @@ const jsonBody = bodyParser({ enableTypes: ['json'], extendTypes: { json: JSON_T
 
 /** Read the JSON body within the contract's limit, or throw the matching invalid_request. */
 export async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {
+  if (notJsonType(ctx.get('content-type') || undefined)) {
+    throw new AskUserError('invalid_request', 'The Content-Type is not JSON; send application/json.', { status: 415 });
+  }
   // type-is counts `Content-Length: 0` as a body; for us an empty body is no body.
   const empty = ctx.request.length === 0 || (ctx.request.length === undefined && !ctx.get('transfer-encoding'));
   const kind = empty ? null : ctx.request.is(JSON_TYPES);

@@ -9,3 +9,12 @@ export function oneOrAll(values: readonly string[]): string | readonly string[] 
 /** A header value as one string (Node gives repeated headers as arrays; the routes read single ones). */
 export const headerValue = (value: string | readonly string[] | undefined): string | undefined =>
   typeof value === 'string' ? value : value?.[0];
+
+/** `application/json` or any `application/…+json`, by the media type alone (parameters aside). */
+export function isJsonMediaType(contentType: string): boolean {
+  const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/json' || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
+}
+
+/** A declared Content-Type that is not JSON is refused before anything else, even on an empty body (§4 order). */
+export const notJsonType = (contentType: string | undefined): boolean => !!contentType && !isJsonMediaType(contentType);

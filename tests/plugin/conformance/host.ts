@@ -10,6 +10,11 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createAskUserKit, type AskUserKit, type AskUserKitOptions } from '../../../plugin/index.js';
 import { koaRoutes } from '../../../plugin/adapters/koa.js';
+import express, { type Request as ExpressRequest } from 'express';
+import { Hono, type Context as HonoContext } from 'hono';
+import { getRequestListener } from '@hono/node-server';
+import { expressRoutes } from '../../../plugin/adapters/express.js';
+import { honoRoutes } from '../../../plugin/adapters/hono.js';
 
 /** What the suite's authorize policy reads of a request, whatever the framework's request object is. */
 export interface CallerView {
@@ -83,4 +88,49 @@ export const koaHost: HostUnderTest = {
   },
 };
 
-export const HOSTS: HostUnderTest[] = [koaHost];
+/** A Node server on 127.0.0.1:0 for `listener`, and how to stop it. */
+async function listen(listener: Parameters<typeof createServer>[1], kit: { close(): Promise<void> }) {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await kit.close();
+    },
+  };
+}
+
+/** Express 5: `expressRoutes(kit)`; authorize receives Express's request. */
+export const expressHost: HostUnderTest = {
+  name: 'express',
+  async start({ kit: kitOptions, authorize, allowedOrigins = [] }) {
+    const kit = createAskUserKit<ExpressRequest>({
+      ...kitOptions,
+      allowedOrigins,
+      authorize: (req, sessionId) => authorize({ header: (name) => req.get(name) ?? undefined }, sessionId),
+    });
+    const app = express();
+    app.use(expressRoutes(kit));
+    return { kit, ...(await listen(app, kit)) };
+  },
+};
+
+/** Hono on Node (@hono/node-server): `honoRoutes(kit)`, the Fetch adapter underneath; authorize receives Hono's context. */
+export const honoHost: HostUnderTest = {
+  name: 'hono',
+  async start({ kit: kitOptions, authorize, allowedOrigins = [] }) {
+    const kit = createAskUserKit<HonoContext>({
+      ...kitOptions,
+      allowedOrigins,
+      authorize: (c, sessionId) => authorize({ header: (name) => c.req.header(name) }, sessionId),
+    });
+    const app = new Hono();
+    app.use(honoRoutes(kit));
+    return { kit, ...(await listen(getRequestListener(app.fetch), kit)) };
+  },
+};
+
+export const HOSTS: HostUnderTest[] = [koaHost, expressHost, honoHost];
