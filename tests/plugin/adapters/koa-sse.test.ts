@@ -5,9 +5,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import Koa from 'koa';
-import { formatEvent, type SseSink, type SseTimers, type OpenSseOptions } from '../../plugin/index.js';
-import { koaSse } from '../../plugin/adapters/koa.js';
-import { parseSse } from './harness.js';
+import { formatEvent, type SseSink, type SseTimers, type OpenSseOptions } from '../../../plugin/index.js';
+import { koaSse } from '../../../plugin/adapters/koa.js';
+import { parseSse } from '../harness.js';
 
 interface Served {
   url: string;

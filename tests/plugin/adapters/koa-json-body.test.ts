@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { readJsonBody } from '../../plugin/adapters/koa.js';
+import { readJsonBody } from '../../../plugin/adapters/koa.js';
 
 test('an escaped body error carries nothing of the body or its headers', async (t) => {
   const seen: string[] = [];
