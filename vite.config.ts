@@ -40,6 +40,11 @@ export function widgetBuild(fileName: string, external: RegExp | undefined, entr
     lib: { entry: entryFile, formats: ['es'], fileName: () => fileName },
     rolldownOptions: {
       ...(external ? { external: [external] } : {}),
+      // Lets the bundler keep code the entry shares with a lazy chunk in the entry, which the chunk then
+      // imports from it. The chunks use only names widget/index.ts exports, so the entry's exports stay
+      // exactly the public ones (the package test compares them with the standalone file's); the default
+      // ('strict') would move such code into extra shared chunks instead.
+      ...(split ? { preserveEntrySignatures: 'allow-extension' as const } : {}),
       // Vite leaves whitespace in ES library builds; these files ship as they are, so print them compact too.
       output: {
         minify: { compress: true, mangle: true, codegen: true },

@@ -1,32 +1,30 @@
-import type { PropertyDeclarations, PropertyValues } from 'lit';
+import { LitElement, nothing, type PropertyDeclarations, type PropertyValues } from 'lit';
 import { ContextConsumer } from '@lit/context';
 import type { Answer, DoneReason, InteractionResolved } from '../plugin/contract/schema.js';
 import { cardStyles } from './ask-user-card.styles.js';
-import { AskUserCardView, RUN_NOTES } from './ask-user-card.templates.js';
-import { submitUserInput } from './client.js';
+import { cardMessage, cardTemplate, receiptAnnouncement } from './ask-user-card.templates.js';
+import type { CardHandlers, ErrorOutcome, Phase } from './card-state.js';
 import { askUserContext } from './context.js';
-import { AskUserContinuedEvent, AskUserErrorEvent, AskUserExpiredEvent, AskUserSubmitEvent } from './events.js';
-import { CANCEL_ANSWER, EMPTY_DRAFT, isAskUserRequest, isKnownMode, normalizeRequest, readAnswer, remainingMs, validateAnswer, type AskUserRequest } from './read-answer.js';
-import { failureFromThrown, failureOfResult, failureOutcome, isSubmitFailure, receiptForAnswer, type Receipt, type SubmitFailure } from './receipt.js';
-import { resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
+import { CountdownController } from './countdown-controller.js';
+import { AskUserExpiredEvent } from './events.js';
+import { FocusController } from './focus-controller.js';
+import { DraftController } from './draft-controller.js';
+import { CANCEL_ANSWER, isKnownMode, normalizedOnce, readAnswer, type AskUserRequest } from './read-answer.js';
+import { RUN_NOTES, failureFromThrown, isSubmitFailure, receiptForAnswer, receiptForResolved, receiptIfOver, type Receipt, type SubmitFailure } from './receipt.js';
+import { DEFAULT_LOCALE, resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
+import { SubmissionController } from './submission-controller.js';
 
 export type { AskUserRequest } from './read-answer.js';
 export type { DoneReason } from '../plugin/contract/schema.js';
 
 /**
+ * An answer leaves by the first that applies: `ask-user-submit` (prevented → the host submits and calls
+ * `markSubmitted()` / `showError()`), `onSubmit`, the provider or `endpoint` (then `ask-user-continued`);
+ * with none the card says it cannot send (`ask-user-error`, code `no_submitter`). Nothing is sent for an
+ * answer the server's rules refuse, nor for `resumable: false`.
+ *
  * @summary The form an `ask_user` tool call asks for: renders the question with native controls,
  * checks the answer with the server's rules, submits it, and turns into a read-only receipt.
- *
- * How an answer leaves the card, first match wins: `ask-user-submit` is fired (cancelable; prevented →
- * the host submits and reports back with `markSubmitted()` / `showError()`); else `onSubmit` is called;
- * else, under an `<ask-user-provider>` or with its own `endpoint`, the card posts through
- * `submitUserInput` and fires `ask-user-continued`; else it says it cannot send the answer (and fires
- * `ask-user-error` with code `no_submitter`) instead of waiting in "submitting" for nobody.
- * Nothing is sent for an answer the server's rules refuse, nor for `resumable: false`.
- *
- * Public methods: `markSubmitted(at?)`, `markResolved(interactionResolved)`, `showError(result)`, and
- * `markRunEnded(reason)`: an answered receipt says "继续执行中…" until the host, reading the continuation
- * stream (`ask-user-continued`), passes its `done` reason; the note then says how the run ended.
  *
  * @slot - Nothing: all content comes from `request`. (Model text is only ever rendered as text.)
  *
@@ -88,11 +86,11 @@ export type { DoneReason } from '../plugin/contract/schema.js';
  * @cssproperty --ask-user-success-color - "已提交 / Submitted" in the receipt.
  * @cssproperty --ask-user-focus-ring-color - Keyboard focus ring.
  */
-export class AskUserCard extends AskUserCardView {
+export class AskUserCard extends LitElement {
   static override styles = cardStyles;
 
   // Declared here rather than with decorators: the same reactive properties, without a decorator runtime
-  // in the bundles. Internal state is declared in AskUserCardView.
+  // in the bundles. `_` members are internal: the built bundles rename them (vite.config.ts).
   static override properties: PropertyDeclarations = {
     request: { attribute: false },
     onSubmit: { attribute: false },
@@ -103,6 +101,10 @@ export class AskUserCard extends AskUserCardView {
     fetch: { attribute: false },
     noAutofocus: { type: Boolean, attribute: 'no-autofocus' },
     _lang: { attribute: 'lang' },
+    _phase: { state: true },
+    _receipt: { state: true },
+    _failure: { state: true },
+    _announcement: { state: true },
   };
 
   /**
@@ -137,19 +139,44 @@ export class AskUserCard extends AskUserCardView {
   noAutofocus = false;
 
   private declare _lang?: string;
+  private _phase: Phase = 'pending';
+  private declare _receipt?: Receipt;
+  private declare _failure?: ErrorOutcome;
+  private _announcement = '';
+  private _s: AskUserStrings = resolveStrings(DEFAULT_LOCALE);
+  private _locale = DEFAULT_LOCALE;
+  private declare _requestId?: string;
+  private _normalize = normalizedOnce();
+
   /** What an enclosing `<ask-user-provider>` gives; updates re-render the card. */
   private _provided = new ContextConsumer(this, { context: askUserContext, subscribe: true });
-  private declare _requestId?: string;
-  private declare _timer?: ReturnType<typeof setTimeout>;
+  private _focus = new FocusController(this);
+  private _answer = new DraftController(this, () => this._req);
+  private _countdown = new CountdownController(this, {
+    deadline: () => (this._phase === 'closed' ? undefined : this._req?.expiresAt),
+    expired: () => this._expire(),
+  });
+  private _submission = new SubmissionController(this, {
+    request: () => this._req,
+    phase: () => this._phase,
+    route: () => ({ onSubmit: this.onSubmit, endpoint: this.endpoint, sessionId: this.sessionId, fetch: this.fetch, provided: this._provided.value }),
+    submitting: (answer) => this._submitting(answer),
+    close: (receipt) => this._close(receipt, true),
+    refused: (outcome) => this._refused(outcome),
+  });
+  /** Created once, so lit keeps the same listeners from one render to the next. */
+  private _on: CardHandlers = {
+    submit: (e) => this._submit(e),
+    cancel: () => void this._submission.send(CANCEL_ANSWER),
+    retry: () => this._submission.retry(),
+    choice: this._answer.choice,
+    text: this._answer.text,
+    other: this._answer.other,
+  };
 
-  /** The last `request` object and its normalized form: normalized once per object, not once per render. */
-  private declare _normalized?: { raw: unknown; req: AskUserRequest | undefined };
-
-  protected get _req(): AskUserRequest | undefined {
-    const raw = this.request;
-    let n = this._normalized;
-    if (!n || n.raw !== raw) n = this._normalized = { raw, req: isAskUserRequest(raw) ? normalizeRequest(raw) : undefined };
-    return n.req;
+  /** The request, when it passes the minimal check; otherwise the card renders nothing. */
+  private get _req(): AskUserRequest | undefined {
+    return this._normalize(this.request);
   }
 
   // ——— Public methods for a host that submits itself ———
@@ -162,7 +189,8 @@ export class AskUserCard extends AskUserCardView {
   markSubmitted(at: string | Date = new Date()): void {
     const req = this._req;
     if (!req || this._phase === 'closed') return;
-    this._close(receiptForAnswer(this._sent ?? readAnswer(req, this._draft), typeof at === 'string' ? at : at.toISOString()), true);
+    const answer = this._submission.sent ?? readAnswer(req, this._answer.draft);
+    this._close(receiptForAnswer(answer, typeof at === 'string' ? at : at.toISOString()), true);
   }
 
   /**
@@ -172,17 +200,7 @@ export class AskUserCard extends AskUserCardView {
   markResolved(resolved: Pick<InteractionResolved, 'requestId' | 'status'> & Partial<InteractionResolved>): void {
     const req = this._req;
     if (!req || resolved.requestId !== req.id) return;
-    const mine = this._sent && !this._sent.cancelled && resolved.status === 'answered' ? this._sent : undefined;
-    this._close(
-      {
-        kind: resolved.status,
-        at: resolved.at,
-        selections: resolved.selections ?? mine?.selections,
-        customInput: mine?.customInput,
-        customInputLength: resolved.customInputLength,
-      },
-      true,
-    );
+    this._close(receiptForResolved(resolved, this._submission.sent), true);
   }
 
   /**
@@ -191,7 +209,7 @@ export class AskUserCard extends AskUserCardView {
    * the restart notice; 503 and network errors offer a retry; 422 asks for a change.
    */
   showError(result: SubmitFailure | Error | unknown): void {
-    this._applyFailure(isSubmitFailure(result) ? result : failureFromThrown(result), false);
+    this._submission.fail(isSubmitFailure(result) ? result : failureFromThrown(result), false);
   }
 
   /**
@@ -210,179 +228,84 @@ export class AskUserCard extends AskUserCardView {
 
   // ——— Lifecycle ———
 
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    clearTimeout(this._timer);
-    this._timer = undefined;
-  }
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    // Back in the page: restart the countdown that disconnecting stopped.
-    this.requestUpdate();
-  }
-
   protected override willUpdate(changed: PropertyValues<this>): void {
-    const provided = this._provided.value;
-    this._locale = resolveLocale(this.locale || this._lang || provided?.locale);
+    this._locale = resolveLocale(this.locale || this._lang || this._provided.value?.locale);
     this._s = resolveStrings(this._locale, this.strings);
     if (!changed.has('request')) return;
     const req = this._req;
     if (req?.id !== this._requestId) {
       this._requestId = req?.id;
       this._phase = 'pending';
-      this._draft = EMPTY_DRAFT;
-      this._receipt = this._invalid = this._failure = this._sent = undefined;
+      this._receipt = this._failure = undefined;
       this._announcement = '';
-      this._now = Date.now();
-      if (req && !this.noAutofocus) this._focusNext = 'question';
+      this._countdown.reset();
+      if (req && !this.noAutofocus) this._focus.next = 'question';
     }
     if (!req || this._phase === 'closed') return;
     // A request that is already over shows its receipt directly; no event, the host set it so.
-    const left = remainingMs(req.expiresAt, Date.now());
-    let over: Receipt | undefined;
-    if (req.status === 'expired' || (left !== null && left <= 0 && this._phase === 'pending')) over = { kind: 'expired', at: req.expiresAt };
-    else if (req.resumable === false) over = { kind: 'not-resumable' };
+    const over = receiptIfOver(req, Date.now(), this._phase === 'submitting');
     if (!over) return;
     this._close(over, false);
-    if (this._focusNext === 'question') this._focusNext = 'receipt';
+    if (this._focus.next === 'question') this._focus.next = 'receipt';
   }
 
-  protected override updated(): void {
-    this._schedule();
-    super.updated();
-  }
-
-  // ——— Countdown ———
-
-  private _schedule(): void {
-    clearTimeout(this._timer);
-    this._timer = undefined;
+  protected override render() {
     const req = this._req;
-    if (!req || !this.isConnected || this._phase === 'closed') return;
-    const left = remainingMs(req.expiresAt, Date.now());
-    if (left === null) return;
-    // Wake at the next whole second of the remaining time, so the display never skips a number.
-    this._timer = setTimeout(() => this._tick(), left <= 0 ? 0 : left % 1000 || 1000);
+    if (!req) return nothing;
+    const { _phase: phase, _receipt: receipt, _failure: failure, _announcement: announcement, _s: s, _locale: locale } = this;
+    const { draft, invalid } = this._answer;
+    return cardTemplate({ req, phase, draft, invalid, receipt, failure, announcement, s, locale, sent: this._submission.sent, now: this._countdown.now }, this._on);
   }
 
-  private _tick(): void {
-    this._timer = undefined;
-    this._now = Date.now();
-    const req = this._req;
-    if (!req) return;
-    const left = remainingMs(req.expiresAt, this._now);
-    // While a submission is in flight the server decides; its answer (or 410) closes the card.
-    if (left !== null && left <= 0 && this._phase === 'pending') {
-      this._close({ kind: 'expired', at: req.expiresAt }, this.matches(':focus-within'));
-      this.dispatchEvent(new AskUserExpiredEvent({ requestId: req.id, toolCallId: req.toolCallId }));
-    }
-  }
+  // ——— State changes ———
 
-  // ——— Submission ———
-
-  protected _onSubmit(e: Event): void {
+  private _submit(e: Event): void {
     e.preventDefault();
     const req = this._req;
     if (!req || this._phase !== 'pending' || !isKnownMode(req.mode)) return;
-    const answer = readAnswer(req, this._draft);
-    const check = validateAnswer(req, answer);
-    if (!check.ok) {
-      this._invalid = { field: check.field, key: check.key };
-      this._announce(this._message(check.key));
-      this._focusNext = 'invalid';
-      return;
-    }
-    this._invalid = undefined;
-    void this._send(answer);
+    const checked = this._answer.check(req);
+    if (!checked.invalid) return void this._submission.send(checked.answer);
+    this._announce(this._message(checked.invalid.key));
+    this._focus.next = 'invalid';
   }
 
-  protected _onCancel(): void {
-    if (this._phase === 'pending') void this._send(CANCEL_ANSWER);
-  }
-
-  protected _onRetry(): void {
-    if (this._phase === 'pending' && this._sent) void this._send(this._sent);
-  }
-
-  private async _send(answer: Answer): Promise<void> {
-    const req = this._req;
-    if (!req || this._phase !== 'pending' || req.resumable === false) return;
-    const provided = this._provided.value;
-    this._sent = answer;
+  private _submitting(answer: Answer): void {
     this._failure = undefined;
     this._phase = 'submitting';
     this._announce(answer.cancelled ? this._s.cancelling : this._s.submitting);
-    const sessionId = req.sessionId || this.sessionId || provided?.sessionId || '';
-    const { selections, customInput, cancelled } = answer;
-    const event = new AskUserSubmitEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, selections: [...selections], customInput, cancelled });
-    this.dispatchEvent(event);
-    if (event.defaultPrevented) return;
-
-    const stillMine = () => this._req?.id === req.id && this._phase === 'submitting';
-    const accepted = () => this._close(receiptForAnswer(answer, new Date().toISOString()), true);
-    if (this.onSubmit) {
-      let result: unknown;
-      try {
-        result = await this.onSubmit([...selections], customInput, cancelled);
-      } catch (err) {
-        if (stillMine()) this._applyFailure(failureFromThrown(err), true);
-        return;
-      }
-      if (!stillMine()) return;
-      const failure = await failureOfResult(result);
-      if (failure) this._applyFailure(failure, true);
-      else accepted();
-      return;
-    }
-
-    if (!provided && this.endpoint === undefined) return this._cannotSend(req);
-    if (!sessionId) {
-      const message = 'No sessionId: set it on the request, on the card (session-id) or on <ask-user-provider session-id>.';
-      return this._applyFailure({ status: 400, error: { code: 'invalid_request', message } }, true);
-    }
-    const result = await submitUserInput(
-      { sessionId, requestId: req.id, selections: [...selections], customInput, cancelled },
-      { endpoint: this.endpoint ?? provided?.endpoint ?? '/api', fetch: this.fetch ?? provided?.fetch },
-    ).catch((err: unknown) => ({ ok: false as const, ...failureFromThrown(err) }));
-    if (!stillMine()) return;
-    if (!result.ok) return this._applyFailure(result, true);
-    accepted();
-    const { response, events } = result;
-    this.dispatchEvent(new AskUserContinuedEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, answer, response, events }));
   }
 
-  /**
-   * Nothing can send this answer: no provider, no `endpoint`, no `onSubmit`, and no listener took
-   * `ask-user-submit` with `preventDefault()`. Waiting in "submitting" would wait for ever, so the card
-   * says so. Decided when the user submits, not when the card appears: a provider may still come (the
-   * context root in context.ts hands a late provider to the card), so the form stays open with the
-   * message, and the next submit uses whatever provider or endpoint is there by then.
-   */
-  private _cannotSend(req: AskUserRequest): void {
-    const message = 'Nothing can send this answer: no <ask-user-provider>, endpoint or onSubmit, and no ask-user-submit listener called preventDefault().';
-    const failure: SubmitFailure = { error: { code: 'no_submitter', message } };
-    const outcome = { kind: 'error', key: 'errorNoSubmitter', retry: false } as const;
+  private _refused(outcome: ErrorOutcome): void {
     this._phase = 'pending';
     this._failure = outcome;
     this._announce(this._message(outcome.key));
-    this._focusNext = 'server-error';
-    this.dispatchEvent(new AskUserErrorEvent({ requestId: req.id, failure, outcome }));
+    this._focus.next = 'server-error';
   }
 
-  private _applyFailure(failure: SubmitFailure, fromCard: boolean): void {
+  /** The countdown reached the deadline. While a submission is in flight the server decides; its answer (or 410) closes the card. */
+  private _expire(): void {
     const req = this._req;
-    if (!req || this._phase === 'closed') return;
-    const outcome = failureOutcome(failure);
-    if (outcome.kind === 'receipt') {
-      this._close(outcome.receipt, true);
-    } else {
-      this._phase = 'pending';
-      this._failure = outcome;
-      this._announce(this._message(outcome.key));
-      this._focusNext = 'server-error';
-    }
-    if (fromCard) this.dispatchEvent(new AskUserErrorEvent({ requestId: req.id, failure, outcome }));
+    if (!req || this._phase !== 'pending') return;
+    this._close({ kind: 'expired', at: req.expiresAt }, this.matches(':focus-within'));
+    this.dispatchEvent(new AskUserExpiredEvent({ requestId: req.id, toolCallId: req.toolCallId }));
+  }
+
+  /** Shows the read-only receipt and says so in the live region. */
+  private _close(receipt: Receipt, focus: boolean): void {
+    this._phase = 'closed';
+    this._receipt = receipt;
+    this._answer.invalid = this._failure = undefined;
+    this._announce(receiptAnnouncement(receipt, this._s, this._locale, this._req?.mode));
+    if (focus) this._focus.next = 'receipt';
+  }
+
+  /** A repeated message would not be spoken again: a trailing no-break space makes the text differ. */
+  private _announce(text: string): void {
+    this._announcement = text === this._announcement ? `${text}\u00a0` : text;
+  }
+
+  private _message(key: keyof AskUserStrings): string {
+    return cardMessage(this._s, key, this._req?.mode);
   }
 }
 

@@ -44,9 +44,15 @@ export const isChatEventName = (name: unknown): name is ChatEventName =>
 export const isUserInputRequired = (data: unknown): data is UserInputRequired =>
   isRecord(data) && GUARDS.user_input_required(data);
 
+/** The statuses `GET /api/interactions/pending` reports; the record type keeps them equal to the contract's. */
+const PENDING_STATUSES: Record<PendingInteraction['status'], true> = { pending: true, expired: true };
+
+export const isPendingStatus = (status: unknown): status is PendingInteraction['status'] =>
+  typeof status === 'string' && Object.prototype.hasOwnProperty.call(PENDING_STATUSES, status);
+
 /** A pending interaction as `GET /api/interactions/pending` returns it: the form plus its `status`. */
 export const isPendingInteraction = (data: unknown): data is PendingInteraction =>
-  isRecord(data) && GUARDS.user_input_required(data) && (data.status === 'pending' || data.status === 'expired');
+  isRecord(data) && GUARDS.user_input_required(data) && isPendingStatus(data.status);
 
 /**
  * Maps an already-parsed SSE message to a typed event, or `null` when the name is unknown or the data

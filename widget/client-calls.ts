@@ -1,10 +1,16 @@
 /**
  * The client's calls (client.ts), in a module of their own so bundles can load them on the first call.
- * Not part of the public surface: client.ts is.
+ * Not part of the public surface: client.ts is. It imports modules below client.ts, never client.ts, and
+ * uses only what the widget exports anyway (the bundle keeps the entry's exports as they are, so code the
+ * entry and this chunk share must be public).
  */
-import { isPendingInteraction, isRecord, type PendingInteraction } from './chat-events.js';
-import { ClientError, type ClientErrorInfo, type ClientOptions, type ContinueResult } from './client.js';
-import { isEventStream, readChatEvents } from './sse-reader.js';
+import { isPendingInteraction, type ChatEvent, type PendingInteraction } from './chat-events.js';
+import { ClientError, type ClientErrorInfo, type ClientOptions, type ContinueResult } from './client-types.js';
+import { ChatStreamError } from './sse-errors.js';
+import { readChatEvents } from './sse-reader.js';
+
+/** `value[key]` of a parsed JSON value, whatever it is: `undefined` for null and for a missing key. */
+const member = (value: unknown, key: string): unknown => (value as Record<string, unknown> | null | undefined)?.[key];
 
 /** `fetchPending` of client.ts. */
 export async function getPending(sessionId: string, options: ClientOptions = {}): Promise<PendingInteraction | null> {
@@ -13,9 +19,9 @@ export async function getPending(sessionId: string, options: ClientOptions = {})
   if (!sent.ok) throw new ClientError(sent.status, sent.error);
   const response = sent.response;
   if (!response.ok) throw new ClientError(response.status, await readErrorBody(response, `GET ${url}`));
-  const body = await readJson(response);
-  if (isRecord(body) && body.pending === null) return null;
-  if (isRecord(body) && isPendingInteraction(body.pending)) return body.pending;
+  const pending = member(await readJson(response), 'pending');
+  if (pending === null) return null;
+  if (isPendingInteraction(pending)) return pending;
   throw new ClientError(response.status, {
     code: 'unexpected_response',
     message: `GET ${url} answered 200 without { pending: null | { id, toolCallId, title, mode, status } }.`,
@@ -36,7 +42,12 @@ export async function postChatStream(path: string, body: unknown, options: Clien
   if (!sent.ok) return sent;
   const { response } = sent;
   if (!response.ok) return { ok: false, status: response.status, error: await readErrorBody(response, `POST ${url}`) };
-  if (!isEventStream(response) || !response.body) {
+  let events: AsyncIterable<ChatEvent>;
+  try {
+    // Checks at once that this is an event stream with a body; reading starts when `events` is iterated.
+    events = readChatEvents(response, options.signal ? { signal: options.signal } : {});
+  } catch (cause) {
+    if (!(cause instanceof ChatStreamError)) throw cause;
     void response.body?.cancel().catch(() => {});
     return {
       ok: false,
@@ -47,7 +58,7 @@ export async function postChatStream(path: string, body: unknown, options: Clien
       },
     };
   }
-  return { ok: true, response, events: readChatEvents(response, options.signal ? { signal: options.signal } : {}) };
+  return { ok: true, response, events };
 }
 
 async function send(url: string, init: RequestInit, { fetch: fetchImpl = globalThis.fetch, signal }: ClientOptions): Promise<Sent> {
@@ -78,20 +89,15 @@ async function readJson(response: Response): Promise<unknown> {
 
 /** The contract's `{ error: { code, message, field?, receipt? } }`, or a generic error when the body is not that. */
 async function readErrorBody(response: Response, what: string): Promise<ClientErrorInfo> {
-  const body = await readJson(response);
-  const error = isRecord(body) ? body.error : undefined;
-  if (isRecord(error) && typeof error.code === 'string' && typeof error.message === 'string') {
-    const info: ClientErrorInfo = { code: error.code, message: error.message };
-    if (typeof error.field === 'string') info.field = error.field;
-    const receipt = error.receipt;
-    if (
-      isRecord(receipt) &&
-      typeof receipt.requestId === 'string' &&
-      typeof receipt.toolCallId === 'string' &&
-      typeof receipt.status === 'string' &&
-      typeof receipt.at === 'string'
-    ) {
-      info.receipt = { requestId: receipt.requestId, toolCallId: receipt.toolCallId, status: receipt.status, at: receipt.at };
+  const error = member(await readJson(response), 'error');
+  const [code, message, field] = ['code', 'message', 'field'].map((key) => member(error, key));
+  if (typeof code === 'string' && typeof message === 'string') {
+    const info: ClientErrorInfo = { code, message };
+    if (typeof field === 'string') info.field = field;
+    const receipt = member(error, 'receipt');
+    const [requestId, toolCallId, status, at] = ['requestId', 'toolCallId', 'status', 'at'].map((key) => member(receipt, key));
+    if (typeof requestId === 'string' && typeof toolCallId === 'string' && typeof status === 'string' && typeof at === 'string') {
+      info.receipt = { requestId, toolCallId, status, at };
     }
     return info;
   }

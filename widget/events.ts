@@ -6,9 +6,6 @@ import type { Answer } from '../plugin/contract/schema.js';
 import type { ChatEvent } from './chat-events.js';
 import type { FailureOutcome, SubmitFailure } from './receipt.js';
 
-// Part of these events' public detail types, so the barrel's `export * from './events.js'` carries them.
-export type { FailureOutcome, Receipt, ReceiptKind, SubmitFailure } from './receipt.js';
-
 export interface AskUserSubmitDetail {
   requestId: string;
   toolCallId: string;
@@ -76,11 +73,16 @@ export class AskUserErrorEvent extends Event {
   }
 }
 
+export interface AskUserExpiredDetail {
+  requestId: string;
+  toolCallId: string;
+}
+
 /** `ask-user-expired`: the countdown reached `expiresAt` while the card was open; it now shows the timeout receipt. */
 export class AskUserExpiredEvent extends Event {
   static readonly eventName = 'ask-user-expired' as const;
-  readonly detail: { requestId: string; toolCallId: string };
-  constructor(detail: { requestId: string; toolCallId: string }) {
+  readonly detail: AskUserExpiredDetail;
+  constructor(detail: AskUserExpiredDetail) {
     super(AskUserExpiredEvent.eventName, { bubbles: true, composed: true });
     this.detail = detail;
   }

@@ -1,12 +1,57 @@
 /**
- * The widget's public surface (package.json `exports["./widget"]`, built into dist/widget/). Importing it
- * registers `<ask-user-card>` and `<ask-user-provider>`; anything not re-exported here is internal.
+ * The widget's public surface (package.json `exports["./widget"]`, built into dist/widget/), exactly what
+ * README.md's "The widget" section documents. Importing it registers `<ask-user-card>` and
+ * `<ask-user-provider>`. Every name is listed: a helper added to a module stays internal until it is
+ * added here. The lazily loaded chunks may use only names exported here (see client-calls.ts).
  */
-export * from './ask-user-card.js';
-export * from './ask-user-provider.js';
-export * from './context.js';
-export * from './events.js';
-export * from './strings.js';
-export * from './chat-events.js';
-export * from './sse-reader.js';
-export * from './client.js';
+
+// Elements and what their properties and methods take.
+export { AskUserCard, type AskUserRequest, type DoneReason } from './ask-user-card.js';
+export { AskUserProvider } from './ask-user-provider.js';
+
+// Events of <ask-user-card> and their details.
+export {
+  AskUserContinuedEvent,
+  AskUserErrorEvent,
+  AskUserExpiredEvent,
+  AskUserSubmitEvent,
+  type AskUserContinuedDetail,
+  type AskUserErrorDetail,
+  type AskUserExpiredDetail,
+  type AskUserSubmitDetail,
+} from './events.js';
+export type { FailureOutcome, Receipt, ReceiptKind, SubmitFailure } from './receipt.js';
+
+// The context a provider gives its cards.
+export { askUserContext, type AskUserContextValue } from './context.js';
+
+// Words of the card.
+export { STRINGS, type AskUserLocale, type AskUserStrings } from './strings.js';
+
+// Calls to the agent server.
+export {
+  ClientError,
+  fetchPending,
+  startChat,
+  submitUserInput,
+  type ChatRequest,
+  type ClientErrorInfo,
+  type ClientOptions,
+  type ContinueRequest,
+  type ContinueResult,
+  type InteractionReceipt,
+} from './client.js';
+export { ChatStreamError, readChatEvents, type ChatStreamErrorCode, type ReadChatEventsOptions } from './sse-reader.js';
+
+// Chat-stream events and the checks that accept them.
+export {
+  isPendingInteraction,
+  isUserInputRequired,
+  parseChatEvent,
+  type ChatEvent,
+  type ChatEventMap,
+  type ChatEventName,
+  type ChatEventOf,
+  type PendingInteraction,
+  type UserInputRequired,
+} from './chat-events.js';

@@ -4,8 +4,9 @@
  * arithmetic. No DOM here, so each rule is tested directly.
  */
 import { checkAnswer, type AnswerProblem } from '../plugin/contract/answer-rules.js';
-import type { Answer, AskUserOption, LIMITS, Mode, UserInputRequired } from '../plugin/contract/schema.js';
-import { isRecord, isUserInputRequired } from './chat-events.js';
+import { LIMITS, MODES, isChoiceMode, type Mode } from '../plugin/contract/limits.js';
+import type { Answer, AskUserOption, PendingInteraction, UserInputRequired } from '../plugin/contract/schema.js';
+import { isPendingStatus, isRecord, isUserInputRequired } from './chat-events.js';
 import type { AskUserStrings } from './strings.js';
 
 /**
@@ -17,7 +18,7 @@ export type AskUserRequest = Omit<UserInputRequired, 'sessionId' | 'expiresAt' |
   sessionId?: string;
   expiresAt?: string;
   resumable?: boolean;
-  status?: 'pending' | 'expired';
+  status?: PendingInteraction['status'];
 };
 
 /** The controls' current state: checked option ids, the main text field, the "Other" box. */
@@ -29,18 +30,11 @@ export interface AnswerDraft {
 
 export const EMPTY_DRAFT: AnswerDraft = Object.freeze({ selected: Object.freeze([]) as readonly string[], text: '', other: '' });
 
-/**
- * `LIMITS.customInput` as a value. The type annotation ties it to the contract's limit: if the limit
- * changes, this line stops compiling, so the widget cannot drift (importing limits.ts at runtime is kept
- * to answer-rules.ts alone).
- */
-export const MAX_CUSTOM_INPUT: (typeof LIMITS)['customInput'] = 8000;
+/** Most characters of typed text the server takes (the contract's `LIMITS.customInput`). */
+export const MAX_CUSTOM_INPUT = LIMITS.customInput;
 
-const CHOICE: readonly string[] = ['single', 'multiple', 'toggle'];
-const KNOWN: readonly string[] = ['single', 'multiple', 'text', 'number', 'date', 'directory', 'toggle'];
-
-export const isChoice = (mode: string): boolean => CHOICE.includes(mode);
-export const isKnownMode = (mode: string): mode is Mode => KNOWN.includes(mode);
+export const isChoice = (mode: string): boolean => isChoiceMode(mode);
+export const isKnownMode = (mode: string): mode is Mode => (MODES as readonly string[]).includes(mode);
 
 /** The minimal check of docs/protocol.md §3 (id, toolCallId, title, mode are strings); anything else is ignored. */
 export const isAskUserRequest = (value: unknown): value is AskUserRequest => isUserInputRequired(value);
@@ -84,8 +78,20 @@ export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
     ...(isText(r.sessionId) && { sessionId: r.sessionId }),
     ...(isText(r.expiresAt) && !Number.isNaN(Date.parse(r.expiresAt)) && { expiresAt: r.expiresAt }),
     ...(typeof r.resumable === 'boolean' && { resumable: r.resumable }),
-    ...((r.status === 'pending' || r.status === 'expired') && { status: r.status }),
+    ...(isPendingStatus(r.status) && { status: r.status }),
   };
+}
+
+/** A normalizer that keeps its last object and result: each `request` is normalized once, not once per render. */
+export function normalizedOnce(): (raw: unknown) => AskUserRequest | undefined {
+  let last: { raw: unknown; req: AskUserRequest | undefined } | undefined;
+  return (raw) => (last && last.raw === raw ? last : (last = { raw, req: isAskUserRequest(raw) ? normalizeRequest(raw) : undefined })).req;
+}
+
+/** The draft after an option's control changed: `single` keeps only the newly checked one. */
+export function chooseOption(mode: string, draft: AnswerDraft, id: string, checked: boolean): AnswerDraft {
+  const rest = mode === 'single' ? [] : draft.selected.filter((s) => s !== id);
+  return { ...draft, selected: checked ? [...rest, id] : rest };
 }
 
 /**
@@ -107,6 +113,10 @@ export type AnswerField = 'selections' | 'customInput';
 export type AnswerValidation =
   | { ok: true }
   | { ok: false; field: AnswerField; problem: AnswerProblem | 'too_long'; key: keyof AskUserStrings; serverMessage: string };
+
+/** Where a refused answer is wrong and which sentence says why; `undefined` when the rules take it. */
+export const invalidOf = (check: AnswerValidation): { field: AnswerField; key: keyof AskUserStrings } | undefined =>
+  check.ok ? undefined : { field: check.field, key: check.key };
 
 /** Which sentence of {@link AskUserStrings} explains a problem; `single` and `toggle` word it their own way. */
 export function problemKey(

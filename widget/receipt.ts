@@ -2,8 +2,8 @@
  * What a closed card says, and how a failed submission maps onto it (docs/protocol.md §4 outcomes). Pure: the
  * card renders these, tests check them directly.
  */
-import type { Answer, DoneReason, ErrorCode, ResolvedStatus } from '../plugin/contract/schema.js';
-import type { AnswerField, AskUserRequest } from './read-answer.js';
+import type { Answer, DoneReason, ErrorCode, InteractionResolved, ResolvedStatus } from '../plugin/contract/schema.js';
+import { remainingMs, type AnswerField, type AskUserRequest } from './read-answer.js';
 import type { AskUserStrings } from './strings.js';
 
 export type ReceiptKind = ResolvedStatus | 'elsewhere' | 'gone' | 'not-resumable';
@@ -42,7 +42,10 @@ export type FailureOutcome =
   | { kind: 'receipt'; receipt: Receipt }
   | { kind: 'error'; key: keyof AskUserStrings; detail?: string; retry: boolean; field?: AnswerField };
 
-const RESOLVED: readonly string[] = ['answered', 'cancelled', 'expired', 'superseded'];
+/** Exactly `RESOLVED_STATUSES` of plugin/contract/schema.ts (a zod module, so not imported at run time). */
+const RESOLVED: Record<ResolvedStatus, true> = { answered: true, cancelled: true, expired: true, superseded: true };
+const isResolvedStatus = (status: string | undefined): status is ResolvedStatus =>
+  status !== undefined && Object.prototype.hasOwnProperty.call(RESOLVED, status);
 
 /** Exactly `ERROR_CODES` of plugin/contract/schema.ts: the record type makes a missing or extra code a compile error. */
 const CONTRACT_CODES: Record<ErrorCode, true> = {
@@ -70,7 +73,7 @@ export function failureOutcome(failure: SubmitFailure): FailureOutcome {
 
   if (code === 'already_answered') {
     const r = failure.error?.receipt;
-    const first = r?.status && RESOLVED.includes(r.status) ? (r.status as ResolvedStatus) : 'answered';
+    const first = isResolvedStatus(r?.status) ? r.status : 'answered';
     return { kind: 'receipt', receipt: { kind: first === 'answered' ? 'elsewhere' : first, at: r?.at, late: true } };
   }
   if (code === 'expired' || (!code && status === 410)) return { kind: 'receipt', receipt: { kind: 'expired' } };
@@ -117,6 +120,28 @@ export function receiptForAnswer(answer: Answer, at: string): Receipt {
     : { kind: 'answered', at, selections: [...answer.selections], customInput: answer.customInput };
 }
 
+/**
+ * The receipt of an `interaction_resolved` event. It reports only the length of typed text, so the text
+ * and the choices are this card's own (`sent`) when the answer that won was this card's.
+ */
+export function receiptForResolved(
+  { status, at, selections, customInputLength }: Pick<InteractionResolved, 'status'> & Partial<InteractionResolved>,
+  sent: Answer | undefined,
+): Receipt {
+  const mine = sent && !sent.cancelled && status === 'answered' ? sent : undefined;
+  return { kind: status, at, selections: selections ?? mine?.selections, customInput: mine?.customInput, customInputLength };
+}
+
+/**
+ * The receipt of a request that is over before it is answered: expired (by its status, or its deadline
+ * while nothing is in flight) or not resumable after a restart. `undefined` while it can still be answered.
+ */
+export function receiptIfOver(req: AskUserRequest, now: number, submitting: boolean): Receipt | undefined {
+  const left = remainingMs(req.expiresAt, now);
+  if (req.status === 'expired' || (left !== null && left <= 0 && !submitting)) return { kind: 'expired', at: req.expiresAt };
+  return req.resumable === false ? { kind: 'not-resumable' } : undefined;
+}
+
 /** Labels of the chosen ids, in the order given; an id no longer among the options is shown as itself. */
 export function selectionLabels(request: Pick<AskUserRequest, 'options'>, selections: readonly string[]): string[] {
   const byId = new Map((request.options ?? []).map((o) => [o.id, o.label] as const));
@@ -140,4 +165,18 @@ export function receiptTitleKey(kind: ReceiptKind): keyof AskUserStrings {
     case 'not-resumable':
       return 'notResumable';
   }
+}
+
+/** The note of an answered receipt once its run ended, per `done` reason. */
+export const RUN_NOTES: Readonly<Record<DoneReason, keyof AskUserStrings>> = {
+  completed: 'runCompleted',
+  paused: 'runPaused',
+  cancelled: 'runCancelled',
+  error: 'runError',
+};
+
+/** What happens next, under a receipt's status. */
+export function receiptNoteKey({ kind, runEnded }: Receipt): keyof AskUserStrings | undefined {
+  if (kind === 'answered') return runEnded ? RUN_NOTES[runEnded] : 'continuing';
+  return kind === 'cancelled' ? 'cancelledAction' : kind === 'expired' ? 'expiredAction' : undefined;
 }

@@ -5,38 +5,13 @@
  * `data:`) → `parseChatEvent` (JSON and minimal-field checks). What does not fit is skipped. That pipeline
  * lives in sse-stream.ts, loaded on the first read: a page only showing a card never downloads the parser.
  */
-import type { ChatEvent } from './chat-events.js';
 import type { DoneReason } from '../plugin/contract/schema.js';
+import type { ChatEvent } from './chat-events.js';
+import { ChatStreamError } from './sse-errors.js';
+import type { ReadChatEventsOptions } from './sse-types.js';
 
-export type ChatStreamErrorCode = 'http_status' | 'not_event_stream' | 'no_body' | 'event_too_large' | 'stream_failed';
-
-/** Why a Response could not be read as a chat stream. `status` is the HTTP status (0 when not HTTP-related). */
-export class ChatStreamError extends Error {
-  override readonly name = 'ChatStreamError';
-  readonly code: ChatStreamErrorCode;
-  readonly status: number;
-
-  constructor(code: ChatStreamErrorCode, message: string, status = 0, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.status = status;
-  }
-}
-
-export interface ReadChatEventsOptions {
-  /** Aborting stops reading and cancels the body; iteration then ends quietly (no error, no rejection). */
-  signal?: AbortSignal;
-  /** Called for every accepted event, just before the iterator yields it. */
-  onEvent?: (event: ChatEvent) => void;
-  /**
-   * Most characters the parser holds while an event is incomplete (an unfinished line, or data lines awaiting
-   * their blank line). A stream sending more without an event boundary is broken or hostile; reading stops
-   * with `event_too_large`.
-   * @default 1048576
-   */
-  maxEventSize?: number;
-}
-
+export { ChatStreamError, type ChatStreamErrorCode } from './sse-errors.js';
+export type { ReadChatEventsOptions } from './sse-types.js';
 
 /** True for `text/event-stream`, with or without parameters such as `; charset=utf-8`. */
 export function isEventStream(response: Response): boolean {

@@ -1,10 +1,12 @@
 /**
  * The reading half of sse-reader.ts, in a module of its own so that bundles can load it (and
- * eventsource-parser with it) only when a chat stream is first read. Not part of the public surface.
+ * eventsource-parser with it) only when a chat stream is first read. Not part of the public surface. It
+ * imports only modules below sse-reader.ts (errors, options), never sse-reader.ts itself: no cycle.
  */
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { parseChatEvent, type ChatEvent } from './chat-events.js';
-import { ChatStreamError, type ReadChatEventsOptions } from './sse-reader.js';
+import { ChatStreamError } from './sse-errors.js';
+import type { ReadChatEventsOptions } from './sse-types.js';
 
 const DEFAULT_MAX_EVENT_SIZE = 1024 * 1024;
 const noop = () => {};

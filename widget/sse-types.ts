@@ -1,0 +1,16 @@
+/** Options of `readChatEvents`, in a leaf module that the reader and its lazily loaded pipeline share. */
+import type { ChatEvent } from './chat-events.js';
+
+export interface ReadChatEventsOptions {
+  /** Aborting stops reading and cancels the body; iteration then ends quietly (no error, no rejection). */
+  signal?: AbortSignal;
+  /** Called for every accepted event, just before the iterator yields it. */
+  onEvent?: (event: ChatEvent) => void;
+  /**
+   * Most characters the parser holds while an event is incomplete (an unfinished line, or data lines awaiting
+   * their blank line). A stream sending more without an event boundary is broken or hostile; reading stops
+   * with `event_too_large`.
+   * @default 1048576
+   */
+  maxEventSize?: number;
+}
