@@ -3,13 +3,13 @@ import { ContextProvider } from '@lit/context';
 import { askUserContext } from './context.js';
 
 /**
+ * Renders nothing of its own (`display: contents`). A card's own `endpoint`, `sessionId`, `fetch` or
+ * `locale` wins over the provider's.
+ *
  * @summary Gives every `<ask-user-card>` inside it the endpoint, session, `fetch` and locale, so the
  * cards submit answers by themselves and fire `ask-user-continued` with the continuation stream.
  *
  * @slot - The chat content holding the cards.
- *
- * Renders nothing of its own (`display: contents`). A card's own `endpoint`, `sessionId`, `fetch` or
- * `locale` wins over the provider's.
  */
 export class AskUserProvider extends LitElement {
   static override styles = css`

@@ -208,10 +208,10 @@ test('the packed package installs offline into a consumer project and works ther
     const names = [...files.keys()].sort();
 
     // Only the build, the package's own docs and package.json.
-    const allowed = /^(package\.json|README\.md|LICENSE(\.md)?|plugin\/loop\/README\.md|dist\/plugin\/.+\.(js|d\.ts)|dist\/widget\/[^/]+\.d\.ts|dist\/widget\/ask-user-kit(\.[\w-]+)?\.js)$/;
+    const allowed = /^(package\.json|README\.md|LICENSE(\.md)?|plugin\/loop\/README\.md|dist\/plugin\/.+\.(js|d\.ts)|dist\/widget\/[^/]+\.d\.ts|dist\/widget\/ask-user-kit(\.[\w-]+)?\.js|dist\/widget\/custom-elements\.json)$/;
     assert.deepEqual(names.filter((n) => !allowed.test(n)), [], 'nothing but dist/, README and package.json');
     assert.deepEqual(names.filter((n) => /(^|\/)(tests?|bench|demo|screenshots)\//.test(n) || /\.(png|map|ts\.map|tsbuildinfo)$/.test(n)), []);
-    for (const must of ['dist/plugin/index.js', 'dist/plugin/index.d.ts', 'dist/plugin/loop/index.js', 'dist/plugin/loop/index.d.ts', 'dist/widget/ask-user-kit.js', STANDALONE, 'dist/widget/index.d.ts', 'README.md']) {
+    for (const must of ['dist/plugin/index.js', 'dist/plugin/index.d.ts', 'dist/plugin/loop/index.js', 'dist/plugin/loop/index.d.ts', 'dist/widget/ask-user-kit.js', STANDALONE, 'dist/widget/index.d.ts', 'dist/widget/custom-elements.json', 'README.md']) {
       assert.ok(files.has(must), `the tarball has ${must}`);
     }
     const size = statSync(tarball).size;
