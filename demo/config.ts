@@ -2,6 +2,8 @@
  * The demo server's environment (docs/protocol.md §7), read and checked in one place so a wrong value fails at
  * startup with a message naming the variable, not later inside a request.
  */
+import { DEMO_SERVERS, type DemoServer } from './demo-core.js';
+
 export interface DemoConfig {
   port: number;
   host: string;
@@ -18,6 +20,8 @@ export interface DemoConfig {
   maxRounds: number;
   /** Keep the developer trace (`ASK_USER_TRACE=1`): raw SSE and audit lines in memory, for the session's owner. */
   trace: boolean;
+  /** The framework serving page and API (`ASK_USER_SERVER`). */
+  server: DemoServer;
 }
 
 export class ConfigError extends Error {
@@ -48,6 +52,10 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
   if (hostMode !== 'persistent' && hostMode !== 'in-process') {
     throw new ConfigError(`ASK_USER_HOST must be "persistent" or "in-process", got ${JSON.stringify(hostMode)}`);
   }
+  const server = env.ASK_USER_SERVER || 'koa';
+  if (!(DEMO_SERVERS as readonly string[]).includes(server)) {
+    throw new ConfigError(`ASK_USER_SERVER must be one of ${DEMO_SERVERS.join(', ')}, got ${JSON.stringify(server)}`);
+  }
   const locale = env.ASK_USER_LOCALE ?? 'zh';
   if (locale !== 'zh' && locale !== 'en') throw new ConfigError(`ASK_USER_LOCALE must be "zh" or "en", got ${JSON.stringify(locale)}`);
   const baseURL = env.OPENAI_BASE_URL || undefined;
@@ -63,5 +71,6 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     locale,
     maxRounds: integer(env, 'ASK_USER_MAX_ROUNDS', 8, 1),
     trace: flag(env, 'ASK_USER_TRACE'),
+    server: server as DemoServer,
   };
 }

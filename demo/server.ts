@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import OpenAI from 'openai';
 import { openStore, parseStoreUrl } from '../plugin/store/index.js';
 import { maskedLogger } from '../plugin/loop/index.js';
@@ -41,6 +42,7 @@ async function main() {
     locale: config.locale,
     maxRounds: config.maxRounds,
     trace: config.trace,
+    server: config.server,
     staticDir: fileURLToPath(new URL('./dist/', import.meta.url)),
   });
 
@@ -49,14 +51,14 @@ async function main() {
   const sweeper = setInterval(() => demo.loop.sweep().catch((err) => console.error('[demo] sweep failed', err)), SWEEP_EVERY_MS);
   sweeper.unref();
 
-  const server = demo.app.listen(config.port, config.host);
+  const server = createServer(demo.listener).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
   const label = target.kind === 'redis' ? target.label : config.storeUrl;
-  console.log(`model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`);
+  console.log(`model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; server: ${config.server}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`);
   if (report.checked) console.log(`startup sweep: ${report.checked} paused run(s) checked, ${report.rolledForward} rolled forward, ${report.expired} expired, ${report.resumed} continued`);
   console.log(`ask-user-kit demo listening on http://${config.host}:${port}`);
 

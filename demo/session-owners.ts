@@ -5,40 +5,48 @@
  * leaked store does not hand out cookies. Knowing a session id (from a URL, a log) is not enough.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { ParameterizedContext } from 'koa';
-import type { Authorize } from '../plugin/authorization.js';
 import type { PendingStore } from '../plugin/store/types.js';
 
 export const OWNER_COOKIE = 'ask_user_owner';
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-/** The caller's browser token: the cookie it sent, or a new one set on this response. */
-export function browserToken(ctx: ParameterizedContext): string {
-  const sent = ctx.cookies.get(OWNER_COOKIE);
-  if (sent && TOKEN.test(sent)) return sent;
-  const token = randomBytes(32).toString('base64url');
-  // Lax: a link from elsewhere still opens the visitor's own sessions; cross-site POSTs carry no cookie.
-  ctx.cookies.set(OWNER_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', overwrite: true, maxAge: 365 * 24 * 3600 * 1000 });
-  return token;
-}
+/** The browser's token from its cookie, or undefined when it sent none (or a malformed one). */
+export const sentToken = (value: string | undefined): string | undefined => (value && TOKEN.test(value) ? value : undefined);
+
+export const newToken = (): string => randomBytes(32).toString('base64url');
+
+/** Lax: a link from elsewhere still opens the visitor's own sessions; cross-site POSTs carry no cookie. */
+export const ownerCookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: 'lax' as const, secure, path: '/', maxAgeSeconds: 365 * 24 * 3600 });
 
 const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /**
- * True when the caller's browser owns `sessionId`; a session nobody owns yet becomes the caller's. Binding
+ * True when the browser holding `token` owns `sessionId`; a session nobody owns yet becomes its. Binding
  * on first use of any route means a stranger's answer looks the same for a session that exists and one
  * that does not: 403 either way once it is someone else's.
  */
-export function sessionOwners(store: PendingStore): Authorize {
-  return async (ctx, sessionId) => {
-    const mine = digest(browserToken(ctx));
-    const key = `owner:${sessionId}`;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const held = await store.getState<{ owner: string }>(key);
-      if (held) return held.value.owner === mine;
-      if (await store.putState(key, { owner: mine }, { ifVersion: null })) return true;
-      // Another request bound it first: read who won.
-    }
-    return false;
+export async function ownsSession(store: PendingStore, token: string, sessionId: string): Promise<boolean> {
+  const mine = digest(token);
+  const key = `owner:${sessionId}`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const held = await store.getState<{ owner: string }>(key);
+    if (held) return held.value.owner === mine;
+    if (await store.putState(key, { owner: mine }, { ifVersion: null })) return true;
+    // Another request bound it first: read who won.
+  }
+  return false;
+}
+
+/**
+ * The caller's token for one request: the cookie it sent, or a new one set on its response. Kept per
+ * request, so the chat route and the routes' authorize see the same new browser.
+ */
+export function requestToken<Ctx extends object>(read: (ctx: Ctx) => string | undefined, set: (ctx: Ctx, token: string) => void): (ctx: Ctx) => string {
+  const seen = new WeakMap<Ctx, string>();
+  return (ctx) => {
+    let token = seen.get(ctx) ?? sentToken(read(ctx));
+    if (!token) set(ctx, (token = newToken()));
+    seen.set(ctx, token);
+    return token;
   };
 }

@@ -3,7 +3,7 @@
  * stream as written to the socket, and every audit entry, per session. Kept in process memory, bounded
  * per session; with several instances each holds the trace of the streams it served.
  */
-import type { Middleware } from 'koa';
+import type { ServerResponse } from 'node:http';
 import type { AuditEntry, AuditLogger } from '../plugin/audit.js';
 
 export interface TraceLine {
@@ -45,30 +45,34 @@ export class TraceBook {
   }
 
   /**
-   * Koa middleware that copies what the chat routes write to the socket. It taps `res.write` because the
-   * continue stream is opened inside the plugin's route, beyond the reach of any wrapper around a sink.
+   * Copies what a chat stream writes to the socket, for any framework (Koa, Express, Hono on Node all end
+   * in `res.write`). It taps the socket because the continue stream is opened inside the plugin's route,
+   * beyond the reach of any wrapper around a sink; `sessionOf` is read at write time, once the route has
+   * read the body. Only a 200 answer is a stream: a refusal is JSON.
    */
-  tap(paths: { chat: string; continue: string }): Middleware {
-    return async (ctx, next) => {
-      const stream = ctx.path === paths.chat ? 'chat' : ctx.path === paths.continue ? 'continue' : undefined;
-      if (!stream || ctx.method !== 'POST') return next();
-      const res = ctx.res;
-      const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-      let pending = '';
-      (res as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => {
-        const sessionId = (ctx.request as { body?: { sessionId?: unknown } }).body?.sessionId;
-        if (typeof sessionId === 'string' && res.getHeader('content-type')?.toString().startsWith('text/event-stream')) {
-          pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-          let cut: number;
-          while ((cut = pending.indexOf('\n\n')) >= 0) {
-            const block = pending.slice(0, cut);
-            pending = pending.slice(cut + 2);
-            if (block !== ': ping') this.add(sessionId, { at: new Date().toISOString(), source: 'sse', stream, text: block });
-          }
+  tapResponse(res: ServerResponse, stream: TraceStream, sessionOf: () => unknown): void {
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    let pending = '';
+    (res as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) => {
+      const sessionId = sessionOf();
+      if (typeof sessionId === 'string' && res.statusCode === 200) {
+        pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+        let cut: number;
+        while ((cut = pending.indexOf('\n\n')) >= 0) {
+          const block = pending.slice(0, cut);
+          pending = pending.slice(cut + 2);
+          if (block !== ': ping') this.add(sessionId, { at: new Date().toISOString(), source: 'sse', stream, text: block });
         }
-        return write(chunk, ...rest);
-      };
-      await next();
+      }
+      return write(chunk, ...rest);
     };
   }
+}
+
+export type TraceStream = 'chat' | 'continue';
+
+/** The trace stream a request writes, if any: the chat and continue POSTs. */
+export function traceStreamOf(method: string, path: string): TraceStream | undefined {
+  if (method !== 'POST') return undefined;
+  return path === '/api/chat' ? 'chat' : path === '/api/chat/continue' ? 'continue' : undefined;
 }

@@ -27,3 +27,10 @@ test('the developer trace is off unless ASK_USER_TRACE=1', () => {
   assert.equal(readDemoConfig({ ASK_USER_TRACE: '1' }).trace, true);
   assert.throws(() => readDemoConfig({ ASK_USER_TRACE: 'yes' }), { code: 'invalid_config', message: /ASK_USER_TRACE/ });
 });
+
+test('ASK_USER_SERVER picks the framework: koa (default), express or hono', () => {
+  assert.equal(readDemoConfig({}).server, 'koa');
+  assert.equal(readDemoConfig({ ASK_USER_SERVER: 'express' }).server, 'express');
+  assert.equal(readDemoConfig({ ASK_USER_SERVER: 'hono' }).server, 'hono');
+  assert.throws(() => readDemoConfig({ ASK_USER_SERVER: 'fastify' }), { code: 'invalid_config', message: /ASK_USER_SERVER/ });
+});

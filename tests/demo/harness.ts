@@ -3,7 +3,7 @@
  * free loopback port. Tests talk to it over real HTTP.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import OpenAI, { type ClientOptions } from 'openai';
 import { createDemoApp, type DemoApp, type DemoAppOptions } from '../../demo/app.js';
 import { memoryAuditLogger, type AuditEntry } from '../../plugin/audit.js';
@@ -41,7 +41,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const client = new OpenAI({ baseURL: model.baseURL, apiKey: 'test', maxRetries: 0, ...clientOptions });
   const demo = await createDemoApp({ store, client, model: 'scripted-test', audit, heartbeatMs: 0, ...app });
   const server: Server = await new Promise((resolve) => {
-    const s = demo.app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(demo.listener).listen(0, '127.0.0.1', () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
@@ -91,7 +91,7 @@ async function startDemo(staticDir: string) {
   const client = new OpenAI({ baseURL: assistant.baseURL, apiKey: 'not-needed', maxRetries: 0 });
   const demo = await createDemoApp({ store, client, model: SCRIPTED_MODEL_NAME, staticDir, audit: memoryAuditLogger(), trace: true });
   const server: Server = await new Promise((resolve) => {
-    const s = demo.app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(demo.listener).listen(0, '127.0.0.1', () => resolve(s));
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

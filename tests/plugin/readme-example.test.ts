@@ -1,7 +1,7 @@
 /**
- * The README's "drop it into your Koa agent server" example compiles against the plugin as it is: the
- * block is cut out of README.md, its package imports pointed at the sources, and type-checked with the
- * project's compiler options. Docs that name a removed export or a wrong option fail here.
+ * The README's drop-in examples (Koa, Express, Hono) compile against the plugin as it is: each block is
+ * cut out of README.md, its package imports pointed at the sources, and type-checked with the project's
+ * compiler options. Docs that name a removed export or a wrong option fail here.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,35 +11,49 @@ import { spawnSync } from 'node:child_process';
 
 const root = new URL('../../', import.meta.url).pathname;
 
-function dropInExample(): string {
+/** The first ts block after `heading` in README.md. */
+function example(heading: string): string {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Drop it into your Koa agent server'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section);
-  assert.ok(block, 'the section has a ts code block');
+  const at = readme.indexOf(heading);
+  assert.ok(at >= 0, `README has "${heading}"`);
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
+  assert.ok(block, `the section "${heading}" has a ts code block`);
   return block[1]!;
 }
 
-test('the README drop-in example type-checks against the plugin sources', () => {
-  const source = dropInExample()
-    .replaceAll("'ask-user-kit/plugin/loop'", `'${join(root, 'plugin/loop/index.js')}'`)
-    .replaceAll("'ask-user-kit/plugin/koa'", `'${join(root, 'plugin/adapters/koa.js')}'`)
-    .replaceAll("'ask-user-kit/plugin'", `'${join(root, 'plugin/index.js')}'`);
-  assert.doesNotMatch(source, /ask-user-kit\//, 'every package import was pointed at the sources');
-  // What the example leaves to the host: its own tools and its notion of who owns a session.
-  const host = "import type { LoopTool } from '" + join(root, 'plugin/loop/index.js') + "';\n" +
-    'declare const myTools: LoopTool[];\ndeclare function ownsSession(user: unknown, sessionId: string): boolean;\n';
-  const dir = mkdtempSync(join(root, 'tests/plugin/.readme-'));
-  try {
-    const file = join(dir, 'example.ts');
-    writeFileSync(file, host + source);
-    // TypeScript 7 has no compiler API in JavaScript: run its tsc on a config that extends the project's.
-    const config = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true }, include: [], files: [file] };
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config));
-    const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { encoding: 'utf8' });
-    const problems = tsc.stdout.split('\n').filter((line) => line.includes('error TS'));
-    assert.deepEqual(problems, [], 'the example compiles');
-    assert.equal(tsc.status, 0, `tsc exited ${tsc.status}: ${tsc.stdout}${tsc.stderr}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+const ENTRIES: Array<[string, string]> = [
+  ['ask-user-kit/plugin/loop', 'plugin/loop/index.js'],
+  ['ask-user-kit/plugin/koa', 'plugin/adapters/koa.js'],
+  ['ask-user-kit/plugin/express', 'plugin/adapters/express.js'],
+  ['ask-user-kit/plugin/hono', 'plugin/adapters/hono.js'],
+  ['ask-user-kit/plugin/fetch', 'plugin/adapters/fetch.js'],
+  ['ask-user-kit/plugin', 'plugin/index.js'],
+];
+
+/** What the examples leave to the host: its tools, who owns a session, and its check of the chat body. */
+const HOST =
+  "import type { LoopTool } from '" + join(root, 'plugin/loop/index.js') + "';\n" +
+  'declare const myTools: LoopTool[];\ndeclare function ownsSession(user: unknown, sessionId: string): boolean;\n' +
+  'declare function parseChat(body: unknown): { sessionId: string; message: string };\n';
+
+for (const heading of ['## Drop it into your Koa agent server', '### On Express 5', '### On Hono (and any Fetch-API host)']) {
+  test(`the README example "${heading}" type-checks against the plugin sources`, () => {
+    let source = example(heading);
+    for (const [name, file] of ENTRIES) source = source.replaceAll(`'${name}'`, `'${join(root, file)}'`);
+    assert.doesNotMatch(source, /ask-user-kit\//, 'every package import was pointed at the sources');
+    const dir = mkdtempSync(join(root, 'tests/plugin/.readme-'));
+    try {
+      const file = join(dir, 'example.ts');
+      writeFileSync(file, (source.includes('parseChat') ? HOST : HOST.replace(/declare function parseChat.*\n/, '')) + source);
+      // TypeScript 7 has no compiler API in JavaScript: run its tsc on a config that extends the project's.
+      const config = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true }, include: [], files: [file] };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config));
+      const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { encoding: 'utf8' });
+      const problems = tsc.stdout.split('\n').filter((line) => line.includes('error TS'));
+      assert.deepEqual(problems, [], 'the example compiles');
+      assert.equal(tsc.status, 0, `tsc exited ${tsc.status}: ${tsc.stdout}${tsc.stderr}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}

@@ -56,8 +56,12 @@ export interface Case {
   note(key: string, value: unknown): void;
 }
 
+/** The framework the demo servers of this process run on (ASK_USER_SERVER, inherited by each child). */
+export const DEMO_SERVER = process.env.ASK_USER_SERVER || 'koa';
+
 export async function runCase(name: string, options: CaseOptions, body: (c: Case) => Promise<void>): Promise<void> {
-  const evidence = await openEvidence(name);
+  // Koa keeps the plain names; another framework's run keeps its evidence beside them.
+  const evidence = await openEvidence(DEMO_SERVER === 'koa' ? name : `${name}-${DEMO_SERVER}`);
   const tmp = await makeTempDir('ask-user-e2e-');
   const model = await startScriptedModel({ turns: options.turns, fallback: { text: '(e2e: no scripted turn left — the model was called more often than the case expected)' } });
   const store = options.store ?? 'sqlite';
@@ -77,6 +81,9 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
       ...overrides,
     });
     servers.push(server);
+    // The case runs on the framework it claims to: the server says which one serves it.
+    const health = (await (await fetch(`${server.url}/api/health`)).json()) as { server?: string };
+    if (health.server !== DEMO_SERVER) throw new Error(`the demo server runs on ${health.server}, not ${DEMO_SERVER}`);
     return server;
   };
 

@@ -1,0 +1,160 @@
+/**
+ * The demo agent server without its web framework: the kit, the agent loop, the developer trace, the
+ * session owners, and the demo's own routes as plain functions. demo/servers/ serves them on Koa,
+ * Express or Hono through the kit's adapters (ASK_USER_SERVER), so the three share every behaviour.
+ */
+import type OpenAI from 'openai';
+import { createAskUserKit, type AskUserKit } from '../plugin/ask-user-kit.js';
+import { consoleAuditLogger, type AuditLogger } from '../plugin/audit.js';
+import { AskUserError } from '../plugin/errors.js';
+import { openStore } from '../plugin/store/index.js';
+import type { PendingStore } from '../plugin/store/types.js';
+import type { SseSink } from '../plugin/host.js';
+import { sessionIdSchema, LIMITS } from '../plugin/contract/schema.js';
+import { createAgentLoop, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
+import { TraceBook } from './trace.js';
+import { demoTools } from './tools.js';
+import { ownsSession } from './session-owners.js';
+import { closingsOf, recordClosings, sessionView } from './session-view.js';
+
+export const DEMO_SERVERS = ['koa', 'express', 'hono'] as const;
+export type DemoServer = (typeof DEMO_SERVERS)[number];
+
+export interface DemoAppOptions {
+  store: PendingStore;
+  client: OpenAI;
+  model: string;
+  /** Which framework serves the page and the API. @default 'koa' */
+  server?: DemoServer;
+  /** @default 'persistent' */
+  hostMode?: 'persistent' | 'in-process';
+  /** @default 30 minutes */
+  ttlMs?: number;
+  /** @default 'zh' */
+  locale?: 'zh' | 'en';
+  /** @default 8 */
+  maxRounds?: number;
+  /** @default the demo's list_test_suites */
+  tools?: LoopTool[];
+  /** Built page to serve; omitted: API only. */
+  staticDir?: string;
+  /** @default one JSON line per entry on stdout */
+  audit?: AuditLogger;
+  heartbeatMs?: number;
+  system?: string;
+  /** Longest silence from the model endpoint before a run ends with `model_timeout`. @default 120000 */
+  modelIdleTimeoutMs?: number;
+  /** The loop's log of failures. @default console.error with API-key-like tokens masked */
+  onError?: (err: unknown) => void;
+  /**
+   * Keep the developer trace (raw SSE bytes and audit lines, free text included, in process memory) and
+   * serve it at `GET /api/trace` to the session's owner. @default false
+   */
+  trace?: boolean;
+}
+
+export const DEMO_SYSTEM_PROMPT =
+  'You are a helpful engineering assistant. When a task lacks information only the user has, call ask_user with one clear question; ' +
+  'after its result arrives, continue the task using exactly what the user chose (option ids) and typed. If the user cancelled, stop.';
+
+/** A JSON answer of a demo route, for the framework to write. */
+export interface DemoReply {
+  status: number;
+  body: unknown;
+}
+
+const invalid = (message: string, field?: string) => new AskUserError('invalid_request', message, field ? { field } : {});
+const forbidden = () => new AskUserError('forbidden', 'This request is not allowed to act on that session.');
+const reply = (err: AskUserError): DemoReply => ({ status: err.status, body: err.toBody() });
+
+export interface DemoCore<Ctx> {
+  kit: AskUserKit<Ctx>;
+  loop: AgentLoop;
+  trace: TraceBook | undefined;
+  staticDir: string | undefined;
+  /** Whether the browser holding `token` owns `sessionId` (it does once it used it first). */
+  owns(token: string, sessionId: string): Promise<boolean>;
+  /** `POST /api/chat`'s body, checked: the session and message, or the refusal to send. */
+  chatInput(raw: unknown, token: string): Promise<{ sessionId: string; message: string } | DemoReply>;
+  chat(input: { sessionId: string; message: string }, sse: SseSink): Promise<void>;
+  /** `GET /api/session` and `GET /api/trace`. */
+  view(path: '/api/session' | '/api/trace', sessionId: unknown, token: string): Promise<DemoReply>;
+  health(): DemoReply;
+  close(): Promise<void>;
+}
+
+/** `tokenOf` reads (or sets) the browser cookie from the framework's request context. */
+export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx: Ctx) => string): Promise<DemoCore<Ctx>> {
+  const { store, client, model, server = 'koa', hostMode = 'persistent', ttlMs, locale = 'zh', maxRounds = 8, tools = demoTools, heartbeatMs, system = DEMO_SYSTEM_PROMPT } = options;
+  const trace = options.trace ? new TraceBook() : undefined;
+  const audit = options.audit ?? consoleAuditLogger();
+  const logger = recordClosings(store, trace ? trace.auditLogger(audit) : audit);
+  const owns = (token: string, sessionId: string) => ownsSession(store, token, sessionId);
+  const kitOptions = {
+    store,
+    logger,
+    authorize: (ctx: Ctx, sessionId: string) => owns(tokenOf(ctx), sessionId),
+    ...(ttlMs ? { ttlMs } : {}),
+    ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
+  };
+  const common = {
+    client,
+    model,
+    store,
+    tools,
+    maxRounds,
+    locale,
+    system,
+    ...(options.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: options.modelIdleTimeoutMs } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  };
+
+  let kit: AskUserKit<Ctx>;
+  let loop: AgentLoop;
+  let stateStore: PendingStore | undefined;
+  if (hostMode === 'in-process') {
+    // The run lives in this process only: its history in a memory store, its pause in the kit's waiter.
+    stateStore = await openStore('memory');
+    kit = createAskUserKit<Ctx>(kitOptions);
+    loop = createAgentLoop({ ...common, stateStore, inProcess: kit, coordinator: kit });
+  } else {
+    loop = createAgentLoop(common);
+    kit = createAskUserKit<Ctx>({ ...kitOptions, host: loop.host });
+    loop.attach(kit);
+  }
+
+  return {
+    kit,
+    loop,
+    trace,
+    staticDir: options.staticDir,
+    owns,
+    async chatInput(raw, token) {
+      const body = (typeof raw === 'object' && raw !== null ? raw : {}) as { sessionId?: unknown; message?: unknown };
+      const sessionId = sessionIdSchema.safeParse(body.sessionId);
+      if (!sessionId.success) return reply(invalid(`sessionId: ${sessionId.error.issues[0]!.message}`, 'sessionId'));
+      if (typeof body.message !== 'string' || body.message.trim() === '' || body.message.length > LIMITS.customInput) {
+        return reply(invalid(`message: a non-blank string of at most ${LIMITS.customInput} characters is required`, 'message'));
+      }
+      if (!(await owns(token, sessionId.data))) return reply(forbidden());
+      return { sessionId: sessionId.data, message: body.message };
+    },
+    chat: (input, sse) => loop.chat({ ...input, sse }),
+    async view(path, raw, token) {
+      const sessionId = sessionIdSchema.safeParse(raw);
+      if (!sessionId.success) return reply(invalid('sessionId: required as a query parameter', 'sessionId'));
+      if (!(await owns(token, sessionId.data))) return reply(forbidden());
+      if (path === '/api/session') {
+        return { status: 200, body: sessionView(sessionId.data, await loop.getRun(sessionId.data), await closingsOf(store, sessionId.data)) };
+      }
+      if (!trace) return { status: 404, body: { error: { code: 'not_found', message: 'The developer trace is off; start the demo with ASK_USER_TRACE=1 to keep it.' } } };
+      return { status: 200, body: { sessionId: sessionId.data, lines: trace.get(sessionId.data) } };
+    },
+    health: () => ({ status: 200, body: { ok: true, store: store.kind, model, hostMode, trace: trace !== undefined, server } }),
+    async close() {
+      await kit.close();
+      await loop.close();
+      await stateStore?.close();
+    },
+  };
+}

@@ -1,0 +1,17 @@
+/** What every demo server gives its caller, whichever framework serves it. */
+import type { RequestListener } from 'node:http';
+import type { AskUserKit } from '../../plugin/ask-user-kit.js';
+import type { AgentLoop } from '../../plugin/loop/index.js';
+import type { DemoServer } from '../demo-core.js';
+import type { TraceBook } from '../trace.js';
+
+export interface DemoApp {
+  server: DemoServer;
+  /** For `http.createServer(listener)`: the page and the API on one port. */
+  listener: RequestListener;
+  kit: AskUserKit;
+  loop: AgentLoop;
+  /** The developer trace, when `trace` is on. */
+  trace: TraceBook | undefined;
+  close(): Promise<void>;
+}

@@ -1,0 +1,70 @@
+/** The demo on Express 5: the kit's routes through `expressRoutes`, the chat stream through `expressSse`. */
+import express, { type Request } from 'express';
+import { expressRoutes, expressSse, readExpressJson, sameOriginOnly } from '../../plugin/adapters/express.js';
+import { AskUserError } from '../../plugin/errors.js';
+import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
+import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
+import { staticFile } from '../static-files.js';
+import { traceStreamOf } from '../trace.js';
+import type { DemoApp } from './demo-app.js';
+
+const COOKIE = new RegExp(`(?:^|;\\s*)${OWNER_COOKIE}=([^;]*)`);
+
+const tokenOf = requestToken<Request>(
+  (req) => COOKIE.exec(req.headers.cookie ?? '')?.[1],
+  (req, token) => {
+    const { maxAgeSeconds, ...cookie } = ownerCookieOptions(req.secure);
+    req.res!.cookie(OWNER_COOKIE, token, { ...cookie, maxAge: maxAgeSeconds * 1000 });
+  },
+);
+
+export async function expressDemo(options: DemoAppOptions): Promise<DemoApp> {
+  const core = await createDemoCore<Request>(options, tokenOf);
+  const { kit, trace, staticDir } = core;
+  const app = express();
+  app.disable('x-powered-by');
+  if (trace) {
+    app.use((req, res, next) => {
+      const stream = traceStreamOf(req.method, req.path);
+      if (stream) trace.tapResponse(res, stream, () => (req.body as { sessionId?: unknown } | undefined)?.sessionId);
+      next();
+    });
+  }
+  app.use(sameOriginOnly());
+  app.post('/api/chat', async (req, res) => {
+    let raw: unknown;
+    try {
+      raw = await readExpressJson(req, res);
+    } catch (err) {
+      if (!(err instanceof AskUserError)) throw err;
+      res.status(err.status).json(err.toBody());
+      return;
+    }
+    const input = await core.chatInput(raw, tokenOf(req));
+    if ('status' in input) {
+      res.status(input.status).json(input.body);
+      return;
+    }
+    await core.chat(input, expressSse(kit, req, res));
+  });
+  for (const path of ['/api/session', '/api/trace'] as const) {
+    app.get(path, async (req, res) => {
+      const view = await core.view(path, req.query.sessionId, tokenOf(req));
+      res.set('Cache-Control', 'no-store').status(view.status).json(view.body);
+    });
+  }
+  app.get('/api/health', (_req, res) => void res.json(core.health().body));
+  app.use(expressRoutes(kit));
+  if (staticDir) {
+    app.use(async (req, res, next) => {
+      const file = await staticFile(staticDir, req.method, req.path);
+      if (!file) return next();
+      res.status(file.status).set(file.headers).send(file.body);
+    });
+  }
+  app.use((err: unknown, _req: Request, res: express.Response, _next: express.NextFunction) => {
+    console.error('[demo]', err);
+    if (!res.headersSent) res.status(500).json({ error: { code: 'internal_error', message: 'The server failed; see its log.' } });
+  });
+  return { server: 'express', listener: app, kit, loop: core.loop, trace, close: core.close };
+}
