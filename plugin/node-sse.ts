@@ -9,13 +9,34 @@ import { frameSink, SSE_HEADERS, type OpenSseOptions } from './sse-format.js';
 
 export function openNodeSse(req: IncomingMessage, res: ServerResponse, options: OpenSseOptions & { status?: number } = {}): SseSink {
   const { status = 200, ...frames } = options;
+  // The headers and whatever the run writes in this tick leave in one socket write: until the next tick
+  // the socket is corked (a syscall per piece — headers, frames, end of stream — was most of the cost of
+  // a short answer). A run that takes longer still gets its headers on the next tick.
+  const socket = res.socket;
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    socket!.uncork();
+  };
+  if (socket && !res.headersSent && !socket.destroyed) {
+    socket.cork();
+    corked = true;
+    process.nextTick(uncork);
+  }
   const sink = frameSink(
     {
       get open() {
         return !res.writableEnded && !res.destroyed;
       },
-      write: (chunk) => void res.write(chunk),
-      end: () => void res.end(),
+      write: (chunk) => {
+        res.write(chunk);
+      },
+      end: (last) => {
+        if (last === undefined) res.end();
+        else res.end(last);
+        uncork();
+      },
     },
     frames,
   );

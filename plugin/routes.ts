@@ -136,8 +136,10 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
   const continuePath = `${prefix}/chat/continue`;
   const pendingPath = `${prefix}/interactions/pending`;
 
-  const refusal = (err: AskUserError, rejected: AuditContext, headers: Record<string, string> = {}): JsonReply => {
-    audit.audit({ event: 'rejected', at: iso(now()), ...rejected, reason: err.code, detail: err.message });
+  /** `rejected` may be a function: the full context of a looked-up record is built only when refused. */
+  const refusal = (err: AskUserError, rejected: AuditContext | (() => AuditContext), headers: Record<string, string> = {}): JsonReply => {
+    const context = typeof rejected === 'function' ? rejected() : rejected;
+    audit.audit({ event: 'rejected', at: iso(now()), ...context, reason: err.code, detail: err.message });
     return { status: err.status, headers, body: err.toBody() };
   };
 
@@ -155,7 +157,7 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
   };
 
   async function continueInteraction(req: RouteRequest, io: RouteIo): Promise<RouteResult> {
-    let known: AuditContext = {};
+    let known: AuditContext | (() => AuditContext) = {};
     try {
       // Before the body is read: a page on another site learns nothing, not even whether its body parsed.
       const crossSite = crossSiteReason(req.header('origin'), req.header('sec-fetch-site'), req.ownOrigin, allowedOrigins);
@@ -169,8 +171,10 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
         // Ids are logged only once they are well-formed, so nothing arbitrary reaches the audit trail.
         const sessionId = sessionIdSchema.safeParse(fields?.sessionId);
         const requestId = requestIdSchema.safeParse(fields?.requestId);
-        if (sessionId.success) known.sessionId = sessionId.data;
-        if (requestId.success) known.requestId = requestId.data;
+        known = {
+          ...(sessionId.success ? { sessionId: sessionId.data } : {}),
+          ...(requestId.success ? { requestId: requestId.data } : {}),
+        };
         throw new AskUserError('invalid_request', `${field ?? 'body'}: ${issue.message}`, field ? { field } : {});
       }
       const body = parsed.data;
@@ -180,7 +184,7 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
       const record = await store.get(body.requestId).catch(storeError);
       if (!record) throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
       const answer: Answer = body.cancelled ? CANCEL_ANSWER : { selections: body.selections, customInput: body.customInput, cancelled: false };
-      known = auditContext(record, body.sessionId, answer);
+      known = () => auditContext(record, body.sessionId, answer);
       if (record.sessionId !== body.sessionId) {
         throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
       }

@@ -49,10 +49,12 @@ export const STREAM_CLOSED = new DOMException('the chat stream closed', 'AbortEr
 /**
  * An SseSink over `out`, a transport that takes text chunks and can end. Frames sent in one tick
  * (interaction_resolved, tool_result, done…) leave as one chunk; writes after the client left, or after
- * `end()`, are dropped; sending `done` (the last event of every stream) ends the stream.
+ * `end()`, are dropped; sending `done` (the last event of every stream) ends the stream. Frames still
+ * waiting when the stream ends are handed to `out.end(last)`, so a stream answered within one tick is
+ * one write and its end, not a write and then an end.
  */
 export function frameSink(
-  out: { write(chunk: string): void; end(): void; readonly open: boolean },
+  out: { write(chunk: string): void; end(last?: string): void; readonly open: boolean },
   options: OpenSseOptions = {},
 ): SseSink & { stop(): void } {
   const { heartbeatMs = 15_000, timers = defaultTimers } = options;
@@ -93,9 +95,12 @@ export function frameSink(
     end() {
       if (ended) return;
       ended = true;
-      flush();
+      const last = pending;
+      pending = '';
       stop();
-      if (out.open) out.end();
+      if (!out.open) return;
+      if (last) out.end(last);
+      else out.end();
     },
     /** The client left: stop writing and abort the run's signal. */
     stop,

@@ -25,7 +25,8 @@ export function openWebSse(options: OpenSseOptions & { status?: number } = {}): 
         return open;
       },
       write: (chunk) => controller.enqueue(encoder.encode(chunk)),
-      end: () => {
+      end: (last) => {
+        if (last !== undefined) controller.enqueue(encoder.encode(last));
         open = false;
         controller.close();
       },
