@@ -11,7 +11,7 @@ import { openStore } from '../plugin/store/index.js';
 import type { PendingStore } from '../plugin/store/types.js';
 import type { SseSink } from '../plugin/host.js';
 import { sessionIdSchema, LIMITS } from '../plugin/contract/schema.js';
-import { createAgentLoop, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
+import { agentRuntime, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
 import { TraceBook } from './trace.js';
 import { demoTools } from './tools.js';
 import { ownsSession } from './session-owners.js';
@@ -68,7 +68,7 @@ const forbidden = () => new AskUserError('forbidden', 'This request is not allow
 const reply = (err: AskUserError): DemoReply => ({ status: err.status, body: err.toBody() });
 
 export interface DemoCore<Ctx> {
-  kit: AskUserKit<Ctx>;
+  kit: AskUserKit<Ctx, AgentLoop>;
   loop: AgentLoop;
   trace: TraceBook | undefined;
   staticDir: string | undefined;
@@ -97,31 +97,23 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
     ...(ttlMs ? { ttlMs } : {}),
     ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
   };
-  const common = {
-    client,
-    model,
-    store,
-    tools,
-    maxRounds,
-    locale,
-    system,
-    ...(options.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: options.modelIdleTimeoutMs } : {}),
-    ...(options.onError ? { onError: options.onError } : {}),
-  };
-
-  let kit: AskUserKit<Ctx>;
-  let loop: AgentLoop;
-  let stateStore: PendingStore | undefined;
-  if (hostMode === 'in-process') {
-    // The run lives in this process only: its history in a memory store, its pause in the kit's waiter.
-    stateStore = await openStore('memory');
-    kit = createAskUserKit<Ctx>(kitOptions);
-    loop = createAgentLoop({ ...common, stateStore, inProcess: kit, coordinator: kit });
-  } else {
-    loop = createAgentLoop(common);
-    kit = createAskUserKit<Ctx>({ ...kitOptions, host: loop.host });
-    loop.attach(kit);
-  }
+  // In-process: the run's state lives in this process only, so after a restart the card cannot resume.
+  const stateStore = hostMode === 'in-process' ? await openStore('memory') : undefined;
+  const kit = createAskUserKit<Ctx, AgentLoop>({
+    ...kitOptions,
+    runtime: agentRuntime({
+      client,
+      model,
+      tools,
+      maxRounds,
+      locale,
+      system,
+      ...(stateStore ? { stateStore } : {}),
+      ...(options.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: options.modelIdleTimeoutMs } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+    }),
+  });
+  const loop = kit.runtime;
 
   return {
     kit,
@@ -153,7 +145,6 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
     health: () => ({ status: 200, body: { ok: true, store: store.kind, model, hostMode, trace: trace !== undefined, server } }),
     async close() {
       await kit.close();
-      await loop.close();
       await stateStore?.close();
     },
   };

@@ -11,9 +11,10 @@ import { createRoutes, type RouteRequest, type RouteResult } from './routes.js';
 import { requireAuthorize, type Authorize } from './authorization.js';
 import type { OpenSseOptions, SseTimers } from './sse-format.js';
 import type { RunHost, SseSink } from './host.js';
+import type { RuntimeFactory } from './runtime.js';
 import type { InteractionRecord, PendingStore, StoreOptions } from './store/types.js';
 
-export interface AskUserKitOptions<Ctx = any> {
+export interface AskUserKitOptions<Ctx = any, R extends RunHost = RunHost> {
   /**
    * The pending store, or a store URL (`memory`, `sqlite://<file>`, `redis://host:port`) that the kit
    * opens with `openStore` on first use and closes in `close()`. A store you pass in stays yours to close.
@@ -42,7 +43,13 @@ export interface AskUserKitOptions<Ctx = any> {
   logger?: AuditLogger;
   /** Interval of the SSE `: ping` comment, ms; 0 turns it off. @default 15000 */
   heartbeatMs?: number;
-  /** What continues a paused run. @default the in-process host (see `waitForAnswer`) */
+  /**
+   * The runtime that runs the agent and continues a paused run, built by this call from the kit's store
+   * and coordinator: `agentRuntime({ client, model, tools })` from `ask-user-kit/plugin/loop`. It is
+   * `kit.runtime` afterwards and closes with the kit.
+   */
+  runtime?: RuntimeFactory<R>;
+  /** A RunHost of your own instead of a runtime. @default the in-process host (see `waitForAnswer`) */
   host?: RunHost;
   /** Clock in epoch ms, for tests. @default Date.now */
   now?: () => number;
@@ -60,7 +67,9 @@ export interface AskUserKitOptions<Ctx = any> {
 /** What an adapter calls per request: the routes with this request's caller context and SSE opener. */
 export type ServeRoutes<Ctx> = (req: RouteRequest, ctx: Ctx, openSse: () => SseSink) => Promise<RouteResult>;
 
-export interface AskUserKit<Ctx = any> {
+export interface AskUserKit<Ctx = any, R extends RunHost = RunHost> {
+  /** The runtime built from `options.runtime` (the agent loop: `kit.runtime.chat(...)`), else undefined. */
+  readonly runtime: R | undefined;
   /**
    * The continue and pending routes for an adapter (`koaRoutes(kit)`, `expressRoutes(kit)`,
    * `fetchRoutes(kit)`). Throws without an `authorize` policy; logs once when it is `allowAnyCaller`.
@@ -93,7 +102,12 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
 
 const defaultOnError = (err: unknown) => console.error('[ask-user-kit]', err);
 
-export function createAskUserKit<Ctx = any>(options: AskUserKitOptions<Ctx> = {}): AskUserKit<Ctx> {
+/** With a `runtime`: `kit.runtime` is that runtime (the agent loop). */
+export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(
+  options: AskUserKitOptions<Ctx, R> & { runtime: RuntimeFactory<R> },
+): AskUserKit<Ctx, R> & { readonly runtime: R };
+export function createAskUserKit<Ctx = any>(options?: AskUserKitOptions<Ctx>): AskUserKit<Ctx>;
+export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options: AskUserKitOptions<Ctx, R> = {}): AskUserKit<Ctx, R> {
   const {
     store: storeOption = 'memory',
     storeOptions = {},
@@ -114,10 +128,29 @@ export function createAskUserKit<Ctx = any>(options: AskUserKitOptions<Ctx> = {}
 
   const ownsStore = typeof storeOption === 'string';
   const store = typeof storeOption === 'string' ? lazyStore(storeOption, { now, ...storeOptions }) : storeOption;
-  const inProcess: InProcessHost | undefined = options.host ? undefined : createInProcessHost({ store, onError: (e) => onError(e) });
-  const host: RunHost = options.host ?? inProcess!;
+  if (options.runtime && options.host) throw new TypeError('give createAskUserKit a `runtime` or a `host`, not both: the runtime is the host');
+  const inProcess: InProcessHost | undefined = options.host || options.runtime ? undefined : createInProcessHost({ store, onError: (e) => onError(e) });
+  // The runtime is built below from the coordinator, which calls it back as its host: bound once, here.
+  let runtime: R | undefined;
+  const host: RunHost = options.host ?? inProcess ?? {
+    isResumable: (record) => runtime!.isResumable(record),
+    resume: (context) => runtime!.resume(context),
+    closed: (context) => runtime!.closed(context),
+  };
   const audit = safeAuditLogger(logger, (e) => onError(e));
   const coordinator = createCoordinator({ store, host, audit, ttlMs, now, expiryTimers, onError: (e) => onError(e) });
+  const auditRecovered = (record: InteractionRecord) => {
+    const r = record.resolution;
+    if (!r) return;
+    audit.audit(recordEntry(r.status, record, r.at, { ...(r.status === 'answered' ? { answer: r.answer } : {}), recovered: true }));
+  };
+  runtime = options.runtime?.({
+    store,
+    intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),
+    supersede: (sessionId) => coordinator.supersede(sessionId),
+    expireDue: (sessionId) => coordinator.expireDue(sessionId),
+    auditRecovered,
+  });
   const normalizedPrefix = prefix.replace(/\/+$/, '');
   let serve: ServeRoutes<Ctx> | undefined;
   const sseOptions: OpenSseOptions = { heartbeatMs, ...(sseTimers ? { timers: sseTimers } : {}) };
@@ -135,11 +168,8 @@ export function createAskUserKit<Ctx = any>(options: AskUserKitOptions<Ctx> = {}
     supersede: (sessionId) => coordinator.supersede(sessionId),
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     closeInteraction: (requestId, status) => coordinator.closeInteraction(requestId, status),
-    auditRecovered(record) {
-      const r = record.resolution;
-      if (!r) return;
-      audit.audit(recordEntry(r.status, record, r.at, { ...(r.status === 'answered' ? { answer: r.answer } : {}), recovered: true }));
-    },
+    auditRecovered,
+    runtime,
     waitForAnswer(requestId, signal) {
       if (!inProcess) {
         return Promise.reject(new TypeError('waitForAnswer needs the in-process host; this kit was given its own `host`, which resumes runs itself'));
@@ -153,6 +183,7 @@ export function createAskUserKit<Ctx = any>(options: AskUserKitOptions<Ctx> = {}
     async close() {
       coordinator.close();
       inProcess?.abortAll();
+      await (runtime as { close?: () => Promise<void> } | undefined)?.close?.();
       if (ownsStore) await store.close();
     },
   };

@@ -44,6 +44,7 @@ export {
 } from './in-process-host.js';
 export { lazyStore, type LazyStore } from './lazy-store.js';
 export type { ClosedContext, ResumeContext, RunHost, SseSink } from './host.js';
+export type { RuntimeCore, RuntimeFactory } from './runtime.js';
 
 export * from './contract/schema.js';
 export { checkAnswer, isCalendarDate, isFiniteDecimal, isRelativePath, type AnswerCheck, type AnswerProblem, type AnswerShape, type FormShape } from './contract/answer-rules.js';

@@ -3,15 +3,16 @@
  * PendingStore (`run:<sessionId>`), written before any question is announced; the loop is also the
  * RunHost the plugin core calls on continue, so a continue landing on any instance sharing the store —
  * or on this one after kill -9 — calls the model once with the original history plus the ToolResult.
+ * With run state in a memory store (`stateStore`) the same loop runs in memory: after a restart the
+ * card survives on a persistent store but says it cannot resume.
  *
- * With `inProcess` set it runs the other way: the paused run waits in this process on the core's
- * in-process host, the run state never leaves memory, and after a restart the card is not resumable.
+ * `agentRuntime(options)` hands the loop to `createAskUserKit({ runtime })`, which builds both at once.
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ASK_USER_TOOL_NAME, askUserChatTool, type ToolLocale } from '../contract/tool-definition.js';
 import type { RunHost, SseSink } from '../host.js';
-import type { InProcessHost } from '../in-process-host.js';
+import type { RuntimeCore, RuntimeFactory } from '../runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
 import { emptyRun, RunStates, type RunState } from './run-state.js';
@@ -27,8 +28,8 @@ export interface AgentLoopOptions {
   model: string;
   /** Where interactions live; also the run state, unless `stateStore` says otherwise. */
   store: PendingStore;
-  /** The core's coordinator (`createAskUserKit(...)`); may be attached later with `attach()`. */
-  coordinator?: LoopCoordinator;
+  /** The core's coordinator; `agentRuntime` passes the kit's own. */
+  coordinator: LoopCoordinator;
   /** Ordinary tools. */
   tools?: readonly LoopTool[];
   /** Tool names the model may see, ask_user included; a function decides per session. @default every tool and ask_user */
@@ -53,19 +54,10 @@ export interface AgentLoopOptions {
   request?: Record<string, unknown>;
   /** Longest silence from the model endpoint (before its headers, between chunks) before the run ends with `model_timeout`. @default 120000 */
   modelIdleTimeoutMs?: number;
-  /**
-   * In-memory mode: whatever offers the core's `waitForAnswer` (the kit built without a `host`, or an
-   * in-process host); the paused run awaits it here. The kit keeps its own host then: do not pass `loop.host`.
-   */
-  inProcess?: InProcessWaiter;
-  /** Where run state lives. @default `store` (in-memory mode: pass a `memory` store) */
+  /** Where run state lives: a `memory` store keeps runs in this process only. @default `store` */
   stateStore?: PendingStore;
   /** Failures of background work nobody awaits, and run failures the stream reports in fixed words. @default console.error with API-key-like tokens masked */
   onError?: (err: unknown) => void;
-}
-
-export interface InProcessWaiter {
-  waitForAnswer: InProcessHost['waitForAnswer'];
 }
 
 export interface ChatInput {
@@ -83,10 +75,8 @@ export interface SweepReport {
   resumed: number;
 }
 
-export interface AgentLoop {
-  /** The persistent host: give it to `createAskUserKit({ host })` (not used in memory mode). */
-  readonly host: RunHost;
-  attach(coordinator: LoopCoordinator): void;
+/** The loop is the kit's RunHost: it continues a paused run when its question is answered. */
+export interface AgentLoop extends RunHost {
   /** POST /api/chat: supersede an open card, roll forward a half-resolved one, run the message. */
   chat(input: ChatInput): Promise<void>;
   /** Finish a crash-interrupted answer of one session (idempotent). */
@@ -94,8 +84,19 @@ export interface AgentLoop {
   /** Every paused session: roll forward, and close overdue interactions as expired. Call at startup. */
   sweep(): Promise<SweepReport>;
   getRun(sessionId: string): Promise<RunState | undefined>;
-  /** Settle background work (in-memory mode: close the kit first, which withdraws the waits). */
+  /** Settle background work; a sweep's detached runs stop (what they owe stays owed). */
   close(): Promise<void>;
+}
+
+/** Options of the loop the kit builds: everything but the store and the coordinator, which the kit gives. */
+export type AgentRuntimeOptions = Omit<AgentLoopOptions, 'store' | 'coordinator'>;
+
+/**
+ * The loop as the kit's runtime: `createAskUserKit({ store, authorize, runtime: agentRuntime({ client,
+ * model, tools }) })` builds the kit and the loop in one call; `kit.runtime` is the loop.
+ */
+export function agentRuntime(options: AgentRuntimeOptions): RuntimeFactory<AgentLoop> {
+  return (core: RuntimeCore) => createAgentLoop({ ...options, store: core.store, coordinator: core });
 }
 
 export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
@@ -113,7 +114,6 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     resumeStalledAfterMs = 10_000,
     request,
     modelIdleTimeoutMs,
-    inProcess,
     stateStore = store,
     onError = (err) => console.error('[ask-user-kit loop]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
   } = options;
@@ -121,17 +121,12 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     // Younger than a continue's wait for the lease, a stall may be a live continue about to take it.
     throw new TypeError(`resumeStalledAfterMs (${resumeStalledAfterMs}) must be longer than resumeWaitMs (${resumeWaitMs})`);
   }
-  let coordinator = options.coordinator;
-  const getCoordinator = (): LoopCoordinator => {
-    if (!coordinator) throw Object.assign(new Error('agent loop has no coordinator: call loop.attach(kit) before serving'), { code: 'not_attached' });
-    return coordinator;
-  };
+  const { coordinator } = options;
   const registry = new ToolRegistry(tools);
   const states = new RunStates(stateStore);
   const fence = new SessionFence(stateStore, { ttlMs: leaseTtlMs });
   const index = new PausedIndex(stateStore);
-  const background = new Set<Promise<void>>();
-  const deps = { client, model, registry, coordinator: getCoordinator, maxRounds, request, modelIdleTimeoutMs };
+  const deps = { client, model, registry, coordinator, maxRounds, request, modelIdleTimeoutMs };
 
   const toolsFor = (sessionId: string): ChatCompletionTool[] => {
     const allowed = typeof allowedTools === 'function' ? allowedTools(sessionId) : allowedTools;
@@ -169,7 +164,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       // Listed before the pause is saved, so a holder killed right after the save is still found by a
       // sweep (a listed run that never paused is dropped by the sweep's own check). The index only guides
       // sweeps: failing to list must not turn a saved pause into an error shown instead of the card.
-      if (!inProcess) await index.add(sessionId).catch(onError);
+      await index.add(sessionId).catch(onError);
       // Durable first: only a run that is on disk may be announced as waiting for an answer.
       await states.update(sessionId, (cur) => ({
         ...(cur ?? start),
@@ -180,10 +175,9 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         owed: undefined,
       }));
       // Again, now that the pause is saved: a removal racing the first add may have landed in between.
-      if (!inProcess) await index.add(sessionId).catch(onError);
+      await index.add(sessionId).catch(onError);
       // The pause is saved and a parked lease is taken over at once: a failed delete costs nothing.
       await lease.release().catch(onError);
-      if (inProcess) track(waitInProcess(record));
       sse.send('user_input_required', event);
       sse.send('done', { reason: 'paused' });
       return;
@@ -200,11 +194,6 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     else if (outcome.kind === 'error') reportFailure(sse, outcome.error, onError);
     else sse.end(); // aborted: the client left, nothing is listening
   }
-
-  const track = (p: Promise<void>) => {
-    const tracked = p.catch(onError).finally(() => background.delete(tracked));
-    background.add(tracked);
-  };
 
   /** The session lease, or undefined once the refusal is on `sse`: busy is the other runner's; anything else (the store down) is reported as what it is. */
   async function leaseOrReport(sessionId: string, waitMs: number, sse: SseSink, takeOver: TakeOver): Promise<Lease | undefined> {
@@ -233,24 +222,6 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       await drive(lease, record.sessionId, sse, afterAnswer(state!));
     } finally {
       await lease.release().catch(onError);
-    }
-  }
-
-  async function waitInProcess(record: InteractionRecord): Promise<void> {
-    let answer;
-    try {
-      answer = await inProcess!.waitForAnswer(record.requestId);
-    } catch {
-      return; // withdrawn on shutdown: the run dies with the process, which is what in-memory means
-    }
-    const sse = answer.status === 'answered' ? answer.sse : undefined;
-    try {
-      await writeToolResult(states, record, answer.toolResultContent);
-      if (sse) await continueAfter(record, sse);
-    } catch (err) {
-      // The continue response stays open until its stream ends: end it with the failure.
-      if (!sse) throw err;
-      reportFailure(sse, err, onError);
     }
   }
 
@@ -291,10 +262,10 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     const result = await rollForwardRun({ store, states, index }, sessionId);
     // We wrote the ToolResult of a claimed resolution its claimer did not write: it may have died before
     // its audit line, so this one is written (at least once, never none; see AuditEntry.recovered).
-    if (result.kind === 'rolled_forward' && result.wrote && result.record?.resolution) getCoordinator().auditRecovered?.(result.record);
+    if (result.kind === 'rolled_forward' && result.wrote && result.record?.resolution) coordinator.auditRecovered(result.record);
     if (result.kind !== 'needs_expiry') return result;
     // Overdue and never collected (its timer died with a process): the coordinator claims and audits it.
-    const closed = await getCoordinator().expireDue(sessionId);
+    const closed = await coordinator.expireDue(sessionId);
     const after = await rollForwardRun({ store, states, index }, sessionId);
     return closed && after.kind === 'nothing' ? { kind: 'expired', record: closed } : after;
   }
@@ -305,7 +276,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     if (!lease) return;
     try {
       // A new message closes the open card first (docs/protocol.md §6): its cancel+reason ToolResult goes in.
-      const closed = await getCoordinator().supersede(sessionId);
+      const closed = await coordinator.supersede(sessionId);
       if (closed?.resolution) {
         const { status, at } = closed.resolution;
         sse.send('interaction_resolved', { requestId: closed.requestId, toolCallId: closed.toolCallId, status, at: new Date(at).toISOString(), selections: [], customInputLength: 0 });
@@ -401,20 +372,16 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   };
 
   return {
-    host: persistentHost,
-    attach(c) {
-      coordinator = c;
-    },
+    ...persistentHost,
     chat,
     rollForward: (sessionId) => rollForward(sessionId),
     sweep,
     getRun: (sessionId) => states.get(sessionId),
     async close() {
-      // In-memory waits end with the kit (its close() rejects them), so close the kit first; a run still
-      // streaming is given the time its stream needs. A sweep's detached runs are stopped: nobody waits
-      // for them, and what they owe stays owed for the next start.
+      // A sweep's detached runs are stopped: nobody waits for them, and what they owe stays owed for the
+      // next start. A run still streaming to a client ends with its stream.
       closing.abort();
-      await Promise.allSettled([...background, ...(sweeping ? [sweeping] : [])]);
+      await sweeping?.catch(() => undefined);
     },
   };
 }

@@ -1,5 +1,5 @@
 /** The plugin's agent loop with exact resume, reusable by hosts: one factory and the pieces it is made of. */
-export { createAgentLoop, type AgentLoop, type AgentLoopOptions, type ChatInput, type SweepReport } from './agent-loop.js';
+export { agentRuntime, createAgentLoop, type AgentLoop, type AgentLoopOptions, type AgentRuntimeOptions, type ChatInput, type SweepReport } from './agent-loop.js';
 export { runRounds, type LoopCoordinator, type RoundsDeps, type RoundsInput, type RoundsOutcome } from './run-rounds.js';
 export { streamModelRound, ModelCallError, DEFAULT_MODEL_IDLE_TIMEOUT_MS, type ModelErrorCode, type ModelRoundInput, type ModelRoundOutput } from './model-round.js';
 export { ToolCallAccumulator, type AccumulatedToolCall, type ToolCallDelta } from './tool-call-accumulator.js';

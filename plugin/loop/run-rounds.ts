@@ -10,26 +10,19 @@ import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { SseSink } from '../host.js';
 import type { UserInputRequired } from '../contract/schema.js';
 import type { InteractionRecord } from '../store/types.js';
-import type { InterceptResult, ToolCallLike } from '../coordinator.js';
+import type { InterceptResult } from '../coordinator.js';
+import type { RuntimeCore } from '../runtime.js';
 import { streamModelRound } from './model-round.js';
 import type { ToolCallResult, ToolRegistry } from './tool-registry.js';
 
-/** What the loop needs of the plugin core's coordinator (`createAskUserKit(...)` provides it). */
-export interface LoopCoordinator {
-  intercept(toolCalls: readonly ToolCallLike[], ctx: { sessionId: string }): Promise<InterceptResult>;
-  /** Close the session's open interaction (superseded, or expired when overdue); the host's `closed` runs. */
-  supersede(sessionId: string): Promise<InteractionRecord | undefined>;
-  /** Close the session's interaction as expired if it is overdue. */
-  expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
-  /** Audit a resolution rolled forward after its claimer died (optional for hand-made coordinators). */
-  auditRecovered?(record: InteractionRecord): void;
-}
+/** What the loop needs of the plugin core's coordinator: what the kit gives its runtime, less the store. */
+export type LoopCoordinator = Omit<RuntimeCore, 'store'>;
 
 export interface RoundsDeps {
   client: OpenAI;
   model: string;
   registry: ToolRegistry;
-  coordinator: () => LoopCoordinator;
+  coordinator: LoopCoordinator;
   maxRounds: number;
   /** Extra Chat Completions request fields. */
   request?: Record<string, unknown>;
@@ -92,7 +85,7 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
       let pause: InterceptResult | undefined;
       if (asks.length > 0) {
         const calls = asks.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
-        pause = await deps.coordinator().intercept(calls, { sessionId });
+        pause = await deps.coordinator.intercept(calls, { sessionId });
         for (const r of pause.errorResults) results.set(r.toolCallId, r);
       }
 

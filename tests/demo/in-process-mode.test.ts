@@ -1,5 +1,5 @@
 /**
- * The other host mode: the loop's run waits in memory on the kit's in-process host (`waitForAnswer`).
+ * Runs in memory (ASK_USER_HOST=in-process): the loop keeps its run state in a memory store.
  * It continues while the process lives; after a restart the card survives but says `resumable: false`,
  * and continue answers 409 `not_resumable` instead of pretending.
  */

@@ -9,18 +9,17 @@ import { createAskUserKit } from '../../plugin/ask-user-kit.js';
 import { memoryAuditLogger } from '../../plugin/audit.js';
 import { openStore } from '../../plugin/store/index.js';
 import type { PendingStore } from '../../plugin/store/types.js';
-import { createAgentLoop, redactSecrets, type AgentLoopOptions, type RunState } from '../../plugin/loop/index.js';
+import { agentRuntime, redactSecrets, type AgentRuntimeOptions, type RunState } from '../../plugin/loop/index.js';
 import { startScriptedModel, type TurnScript } from '../helpers/scripted-model.js';
 import { recordingSink, type RecordingSink } from './recording-sink.js';
 import { askSingle } from './harness.js';
 
-async function makeLoop(turns: TurnScript[], options: Partial<AgentLoopOptions> = {}, wrapStore?: (s: PendingStore) => PendingStore) {
+async function makeLoop(turns: TurnScript[], options: Partial<AgentRuntimeOptions> = {}, wrapStore?: (s: PendingStore) => PendingStore) {
   const model = await startScriptedModel({ turns });
   const base = await openStore('memory');
   const store = wrapStore ? wrapStore(base) : base;
-  const loop = createAgentLoop({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', store, ...options });
-  const kit = createAskUserKit({ store, host: loop.host, logger: memoryAuditLogger() });
-  loop.attach(kit);
+  const kit = createAskUserKit({ store, logger: memoryAuditLogger(), runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', ...options }) });
+  const loop = kit.runtime;
   const chat = async (sessionId: string, message: string): Promise<RecordingSink> => {
     const sse = recordingSink();
     await loop.chat({ sessionId, message, sse });

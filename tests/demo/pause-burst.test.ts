@@ -12,7 +12,7 @@ import OpenAI from 'openai';
 import { createAskUserKit } from '../../plugin/ask-user-kit.js';
 import { memoryAuditLogger } from '../../plugin/audit.js';
 import { openStore } from '../../plugin/store/index.js';
-import { createAgentLoop, PausedIndex } from '../../plugin/loop/index.js';
+import { agentRuntime, PausedIndex } from '../../plugin/loop/index.js';
 import { startScriptedModel } from '../helpers/scripted-model.js';
 import { recordingSink } from './recording-sink.js';
 import { askSingle } from './harness.js';
@@ -24,9 +24,8 @@ test(`${SESSIONS} sessions pausing at once: every one shows its card and is in t
   const dir = mkdtempSync(join(tmpdir(), 'ask-user-burst-'));
   const store = await openStore(`sqlite://${join(dir, 'burst.db')}`);
   const errors: unknown[] = [];
-  const loop = createAgentLoop({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', store, onError: (e) => errors.push(e) });
-  const kit = createAskUserKit({ store, host: loop.host, logger: memoryAuditLogger() });
-  loop.attach(kit);
+  const kit = createAskUserKit({ store, logger: memoryAuditLogger(), runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', onError: (e) => errors.push(e) }) });
+  const loop = kit.runtime;
   t.after(async () => (await kit.close(), await model.close(), await store.close(), rmSync(dir, { recursive: true, force: true })));
   const sinks = await Promise.all(
     Array.from({ length: SESSIONS }, async (_, i) => {

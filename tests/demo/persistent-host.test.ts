@@ -25,9 +25,9 @@ test('isResumable is true only for the request the stored run is paused on', asy
   t.after(() => h.close());
   const ask = first(await postStream(`${h.url}/api/chat`, { sessionId: 's-res', message: 'go' }), 'user_input_required');
   const record = (await h.store.get(ask.id))!;
-  assert.equal(await h.demo.loop.host.isResumable(record), true);
-  assert.equal(await h.demo.loop.host.isResumable({ ...record, requestId: 'ask_AAAAAAAAAAAAAAAAAAAAAA' }), false);
-  assert.equal(await h.demo.loop.host.isResumable({ ...record, sessionId: 'other' }), false);
+  assert.equal(await h.demo.loop.isResumable(record), true);
+  assert.equal(await h.demo.loop.isResumable({ ...record, requestId: 'ask_AAAAAAAAAAAAAAAAAAAAAA' }), false);
+  assert.equal(await h.demo.loop.isResumable({ ...record, sessionId: 'other' }), false);
 });
 
 test('resume delivered twice writes one ToolResult and calls the model once', async (t) => {
@@ -35,10 +35,10 @@ test('resume delivered twice writes one ToolResult and calls the model once', as
   t.after(() => h.close());
   const content = answerToolResultText(ANSWER);
   const one = recordingSink();
-  await h.demo.loop.host.resume({ record, answer: ANSWER, toolResultContent: content, sse: one });
+  await h.demo.loop.resume({ record, answer: ANSWER, toolResultContent: content, sse: one });
   assert.deepEqual(one.events.at(-1)!.data, { reason: 'completed' });
   const two = recordingSink();
-  await h.demo.loop.host.resume({ record, answer: ANSWER, toolResultContent: content, sse: two });
+  await h.demo.loop.resume({ record, answer: ANSWER, toolResultContent: content, sse: two });
   assert.equal(two.events.find((e) => e.event === 'error')?.data.code, 'session_busy');
   assert.equal(h.model.requests.length, 2, 'one call to ask, one after the answer');
   const tools = (await h.demo.loop.getRun('s-twice'))!.messages.filter((m) => m.role === 'tool');
@@ -51,7 +51,7 @@ test('a resume that lands after a new message already rolled the answer forward 
   const chat = await postStream(`${h.url}/api/chat`, { sessionId: 's-late', message: 'new message' });
   assert.equal(first(chat, 'tool_result').content, answerToolResultText(ANSWER));
   const late = recordingSink();
-  await h.demo.loop.host.resume({ record, answer: ANSWER, toolResultContent: answerToolResultText(ANSWER), sse: late });
+  await h.demo.loop.resume({ record, answer: ANSWER, toolResultContent: answerToolResultText(ANSWER), sse: late });
   assert.equal(late.events.find((e) => e.event === 'error')?.data.code, 'session_busy');
   assert.deepEqual(late.events.at(-1)!.data, { reason: 'error' });
   assert.equal(h.model.requests.length, 2);
@@ -63,12 +63,12 @@ test('closed writes the reason ToolResult once, and is a no-op for a call the ru
   const { h, record } = await pausedSession('s-closed');
   t.after(() => h.close());
   const content = '{"selections":[],"customInput":"","cancelled":true,"reason":"expired"}';
-  await h.demo.loop.host.closed({ record, toolResultContent: content });
-  await h.demo.loop.host.closed({ record, toolResultContent: content });
+  await h.demo.loop.closed({ record, toolResultContent: content });
+  await h.demo.loop.closed({ record, toolResultContent: content });
   const run = (await h.demo.loop.getRun('s-closed'))!;
   assert.equal(run.status, 'idle');
   assert.deepEqual(run.messages.filter((m) => m.role === 'tool').map((m) => m.content), [content]);
-  await h.demo.loop.host.closed({ record: { ...record, toolCallId: 'call_unknown' }, toolResultContent: content });
+  await h.demo.loop.closed({ record: { ...record, toolCallId: 'call_unknown' }, toolResultContent: content });
   assert.equal((await h.demo.loop.getRun('s-closed'))!.messages.length, run.messages.length);
   assert.equal((await h.store.get(record.requestId))?.toolResultWritten, true);
 });
@@ -78,7 +78,7 @@ test('resume for a run this store does not have answers not_resumable instead of
   t.after(() => h.close());
   await h.store.deleteState('run:s-lost');
   const sse = recordingSink();
-  await h.demo.loop.host.resume({ record, answer: ANSWER, toolResultContent: answerToolResultText(ANSWER), sse });
+  await h.demo.loop.resume({ record, answer: ANSWER, toolResultContent: answerToolResultText(ANSWER), sse });
   assert.equal(sse.events.find((e) => e.event === 'error')?.data.code, 'not_resumable');
   assert.equal(h.model.requests.length, 1);
 });

@@ -12,7 +12,7 @@ import { createAskUserKit } from '../../plugin/ask-user-kit.js';
 import { memoryAuditLogger } from '../../plugin/audit.js';
 import { openStore } from '../../plugin/store/index.js';
 import type { PendingStore } from '../../plugin/store/types.js';
-import { createAgentLoop, PausedIndex, RunStates, writeToolResult, type AgentLoopOptions } from '../../plugin/loop/index.js';
+import { agentRuntime, createAgentLoop, PausedIndex, RunStates, writeToolResult, type AgentRuntimeOptions } from '../../plugin/loop/index.js';
 import { answerToolResultText } from '../../plugin/contract/tool-result.js';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model.js';
 import { deliveries } from '../hardening/helpers/deliveries.js';
@@ -22,11 +22,10 @@ import { askSingle } from './harness.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ANSWER = { selections: ['safe'], customInput: 'go', cancelled: false };
 
-function instance(store: PendingStore, model: ScriptedModel, options: Partial<AgentLoopOptions> = {}) {
+function instance(store: PendingStore, model: ScriptedModel, options: Partial<AgentRuntimeOptions> = {}) {
   const audit = memoryAuditLogger();
-  const loop = createAgentLoop({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', store, ...options });
-  const kit = createAskUserKit({ store, host: loop.host, logger: audit, expiryTimers: false });
-  loop.attach(kit);
+  const kit = createAskUserKit({ store, logger: audit, expiryTimers: false, runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', ...options }) });
+  const loop = kit.runtime;
   return { loop, kit, audit };
 }
 
@@ -111,7 +110,7 @@ test('a continued run that failed is not retried by sweeps: an error settles wha
   const claimed = await store.claim(ask.id, { status: 'answered', at: Date.now(), answer: ANSWER });
   assert.ok(claimed.ok);
   const cont = recordingSink();
-  await live.loop.host.resume({ record: claimed.record!, answer: ANSWER, toolResultContent: answerToolResultText(ANSWER), sse: cont });
+  await live.loop.resume({ record: claimed.record!, answer: ANSWER, toolResultContent: answerToolResultText(ANSWER), sse: cont });
   assert.match(JSON.stringify(cont.events), /model_error/);
   const calls = model.requests.length;
   await sleep(5);
@@ -141,5 +140,5 @@ test('sweeps run one at a time, one failing session does not stop the others, an
   const report = await a;
   assert.equal(report.resumed, 1, 's-ok was continued');
   assert.equal(errors.length, 1, 'the broken session was logged');
-  assert.throws(() => createAgentLoop({ client: new OpenAI({ apiKey: 't', baseURL: model.baseURL }), model: 'm', store: inner, resumeStalledAfterMs: 3000 }), /resumeStalledAfterMs/);
+  assert.throws(() => createAgentLoop({ client: new OpenAI({ apiKey: 't', baseURL: model.baseURL }), model: 'm', store: inner, resumeStalledAfterMs: 3000, coordinator: createAskUserKit({ store: inner }) }), /resumeStalledAfterMs/);
 });

@@ -1,0 +1,27 @@
+/**
+ * The seam between the kit and the runtime it builds (the plugin's agent loop, or another runtime):
+ * `createAskUserKit({ runtime })` calls the factory once with the store and its coordinator, and the
+ * runtime it returns is the kit's RunHost. Neither needs the other introduced afterwards.
+ */
+import type { InterceptResult, ToolCallLike } from './coordinator.js';
+import type { RunHost } from './host.js';
+import type { InteractionRecord, PendingStore } from './store/types.js';
+
+/** What the kit gives the runtime it builds: the store and the coordinator a loop calls on each turn. */
+export interface RuntimeCore {
+  readonly store: PendingStore;
+  intercept(toolCalls: readonly ToolCallLike[], ctx: { sessionId: string }): Promise<InterceptResult>;
+  /** Close the session's open interaction (superseded, or expired when overdue); the host's `closed` runs. */
+  supersede(sessionId: string): Promise<InteractionRecord | undefined>;
+  /** Close the session's interaction as expired if it is overdue. */
+  expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
+  /** Audit a resolution rolled forward after its claimer died. */
+  auditRecovered(record: InteractionRecord): void;
+}
+
+/**
+ * Builds the run host from what the kit gives it, once, inside `createAskUserKit({ runtime })`: the kit
+ * and its runtime are made by one call and need no introduction afterwards.
+ */
+export type RuntimeFactory<R extends RunHost> = (core: RuntimeCore) => R;
+
