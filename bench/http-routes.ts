@@ -204,14 +204,27 @@ function continueRequests(prefix: string, ids: string[]): Request {
   };
 }
 
-/** The bare POSTs need no stored question: any well-formed body of the same size will do. */
-const bareSse: Request = {
-  method: 'POST',
-  path: '/bare/sse',
-  headers: { 'content-type': 'application/json' },
-  body: answerBody('cont1', 0, `ask_${'x'.repeat(22)}`),
-};
-const bareSseSplit: Request = { ...bareSse, path: '/bare/sse-split' };
+/**
+ * The bare POSTs need no stored question: any well-formed body of the same size will do. Each request
+ * gets its own body built the way continue's are, so the load generator (on the same 2 cores) spends on a
+ * bare request what it spends on a continue request.
+ */
+function bareSsePost(path: string): Request {
+  let next = 0;
+  const id = (n: number) => `ask_${String(n % 1e6).padStart(22, 'x')}`;
+  return {
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json' },
+    body: answerBody('cont1', 0, id(0)),
+    setupRequest: (req) => {
+      const n = next++;
+      return { ...req, body: answerBody('cont1', n, id(n)) };
+    },
+  };
+}
+const bareSse = bareSsePost('/bare/sse');
+const bareSseSplit = bareSsePost('/bare/sse-split');
 
 /** A route as the benchmark drives it: a warm-up, then slices run in turn with the other routes. */
 interface Route {
@@ -245,8 +258,8 @@ function routesOf(server: Server, url: string): Route[] {
       },
       async slice(c, seconds, label) {
         const prefix = `cont${++batch}`;
-        // A one-second warm-up underestimates the steady rate; 1.5× of it, at least 5,000/s, rarely runs out.
-        const ids = await server.prepare(prefix, Math.ceil(Math.max((rate.get(c) ?? 0) * 1.5, 5000) * seconds));
+        // A one-second warm-up underestimates the steady rate; 2× of it, at least 6,000/s, rarely runs out.
+        const ids = await server.prepare(prefix, Math.ceil(Math.max((rate.get(c) ?? 0) * 2, 6000) * seconds));
         const s = await profiled(server, label, () => load(url, c, seconds, continueRequests(prefix, ids), ids.length));
         if (s.sent >= ids.length) console.warn(`continue at ${c} connections used all ${ids.length} prepared questions before ${seconds} s; its rate is over ${s.seconds.toFixed(1)} s`);
         return s;

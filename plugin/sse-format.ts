@@ -58,7 +58,11 @@ export function frameSink(
   options: OpenSseOptions = {},
 ): SseSink & { stop(): void } {
   const { heartbeatMs = 15_000, timers = defaultTimers } = options;
-  const controller = new AbortController();
+  // The run's signal is made when someone asks for it: an AbortController, and the abort event it
+  // dispatches when the stream ends, cost more than the frames of a short answer. A signal asked for
+  // after the stream stopped is already aborted, with the same reason.
+  let controller: AbortController | undefined;
+  let stopped = false;
   let heartbeat: unknown;
   let ended = false;
   let pending = '';
@@ -68,14 +72,16 @@ export function frameSink(
     if (chunk && out.open) out.write(chunk);
   };
   const write = (chunk: string) => {
-    if (ended || controller.signal.aborted || !out.open) return;
+    if (ended || stopped || !out.open) return;
     if (pending === '') process.nextTick(flush);
     pending += chunk;
   };
   const stop = () => {
     if (heartbeat !== undefined) timers.clearInterval(heartbeat);
     heartbeat = undefined;
-    if (!controller.signal.aborted) controller.abort(STREAM_CLOSED);
+    if (stopped) return;
+    stopped = true;
+    controller?.abort(STREAM_CLOSED);
   };
   if (heartbeatMs > 0) heartbeat = timers.setInterval(() => write(formatComment('ping')), heartbeatMs);
   const sink = {
@@ -87,10 +93,14 @@ export function frameSink(
       write(formatComment(text));
     },
     get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (stopped) controller.abort(STREAM_CLOSED);
+      }
       return controller.signal;
     },
     get closed() {
-      return ended || controller.signal.aborted;
+      return ended || stopped;
     },
     end() {
       if (ended) return;
