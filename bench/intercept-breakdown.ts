@@ -4,18 +4,11 @@
  * Run when benchmark 1 misses its target: `node --import tsx bench/intercept-breakdown.ts [--rounds N]`.
  */
 import { performance } from 'node:perf_hooks';
-import {
-  askUserArgsSchema,
-  createAskUserKit,
-  formatEvent,
-  newRequestId,
-  openStore,
-  parseAskUserArguments,
-  recordEntry,
-  userInputRequiredOf,
-  type AskUserForm,
-  type InteractionRecord,
-} from '../plugin/index.js';
+import { askUserArgsSchema, createAskUserKit, formatEvent, openStore, type InteractionRecord } from '../plugin/index.js';
+import { newRequestId } from '../plugin/request-id.js';
+import { parseAskUserArguments, userInputRequiredOf } from '../plugin/coordinator.js';
+import { recordEntry } from '../plugin/audit.js';
+import { type AskUserForm } from '../plugin/contract/schema.js';
 import { withinBudget } from '../plugin/store/store-errors.js';
 import { discardingAudit, QUESTION_ARGUMENTS } from './lib/bench-kit.js';
 

@@ -1,66 +1,21 @@
-/** Public entry of `ask-user-kit/plugin`. Anything not exported here is internal and may change. */
-export {
-  createAskUserKit,
-  DEFAULT_HEARTBEAT_MS,
-  DEFAULT_TTL_MS,
-  type AskUserKit,
-  type AskUserKitOptions,
-} from './ask-user-kit.js';
-export {
-  createCoordinator,
-  parseAskUserArguments,
-  userInputRequiredOf,
-  type CloseStatus,
-  type Coordinator,
-  type CoordinatorOptions,
-  type ErrorToolResult,
-  type InterceptContext,
-  type InterceptResult,
-  type ToolCallLike,
-} from './coordinator.js';
-export { createRoutes, receiptOf, type RoutesDeps, type RouteRequest, type RouteIo, type RouteResult, type JsonReply, type RouteHandler } from './routes.js';
+/**
+ * Public entry of `ask-user-kit/plugin`: the kit, its authorization, the store, the contract's shapes and
+ * the model's tool, audit, and the seams a runtime or an adapter of your own plugs into. The framework
+ * adapters are their own entries (`/koa`, `/express`, `/hono`, `/fetch`), the agent loop is `/loop`.
+ * Anything not exported here is internal and may change.
+ */
+export { createAskUserKit, DEFAULT_HEARTBEAT_MS, DEFAULT_TTL_MS, type AskUserKit, type AskUserKitOptions, type ServeRoutes } from './ask-user-kit.js';
 export { allowAnyCaller, type Authorize } from './authorization.js';
-export { crossSiteReason, type SameOriginOptions } from './same-origin.js';
-export { formatEvent, formatComment, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-format.js';
-export {
-  AUDIT_EVENTS,
-  consoleAuditLogger,
-  memoryAuditLogger,
-  recordEntry,
-  safeAuditLogger,
-  type AuditEntry,
-  type AuditEvent,
-  type AuditLogger,
-  type AuditReason,
-} from './audit.js';
-export { AskUserError, ERROR_STATUS, isAskUserError, type AskUserErrorOptions, type Receipt } from './errors.js';
-export { newRequestId, REQUEST_ID_PREFIX } from './request-id.js';
-export {
-  createInProcessHost,
-  InProcessHostError,
-  type InProcessAnswer,
-  type InProcessHost,
-  type InProcessHostOptions,
-} from './in-process-host.js';
-export { lazyStore, type LazyStore } from './lazy-store.js';
+export type { InterceptContext, InterceptResult, ErrorToolResult, ToolCallLike, CloseStatus } from './coordinator.js';
 export type { ClosedContext, ResumeContext, RunHost, SseSink } from './host.js';
 export type { RuntimeCore, RuntimeFactory } from './runtime.js';
-
-export * from './contract/schema.js';
-export { checkAnswer, isCalendarDate, isFiniteDecimal, isRelativePath, type AnswerCheck, type AnswerProblem, type AnswerShape, type FormShape } from './contract/answer-rules.js';
-export { isChoiceMode, type ChoiceMode } from './contract/limits.js';
-export {
-  ASK_USER_DESCRIPTIONS,
-  ASK_USER_TOOL_NAME,
-  askUserChatTool,
-  askUserFallback,
-  askUserParameters,
-  askUserResponsesTool,
-  type FallbackToolResult,
-  type ToolLocale,
-} from './contract/tool-definition.js';
-export { answerToolResultText, closedToolResultText } from './contract/tool-result.js';
-export { openStore, parseStoreUrl, STORE_URL_FORMS, StoreError, type StoreErrorCode, type StoreTarget } from './store/index.js';
+export type { InProcessAnswer } from './in-process-host.js';
+export type { RouteRequest, RouteResult, JsonReply } from './routes.js';
+export { crossSiteReason, type SameOriginOptions } from './same-origin.js';
+export { formatEvent, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-format.js';
+export { consoleAuditLogger, memoryAuditLogger, AUDIT_EVENTS, type AuditEntry, type AuditEvent, type AuditLogger, type AuditReason } from './audit.js';
+export { AskUserError, isAskUserError, type Receipt } from './errors.js';
+export { openStore, StoreError, type StoreErrorCode } from './store/index.js';
 export {
   StoreUnavailableError,
   type ClaimOptions,
@@ -72,3 +27,48 @@ export {
   type StateEntry,
   type StoreOptions,
 } from './store/types.js';
+
+// The contract (docs/protocol.md): shapes, limits and rules, as the widget shares them.
+export {
+  askUserArgsSchema,
+  continueBodySchema,
+  errorBodySchema,
+  interactionResolvedSchema,
+  pendingInteractionSchema,
+  requestIdSchema,
+  sessionIdSchema,
+  toolResultContentSchema,
+  userInputRequiredSchema,
+  ERROR_CODES,
+  LIMITS,
+  MODES,
+  RESOLVED_STATUSES,
+  type Answer,
+  type AskUserArgs,
+  type AskUserOption,
+  type ChatEventMap,
+  type ChatEventName,
+  type ContinueBody,
+  type DoneReason,
+  type ErrorBody,
+  type ErrorCode,
+  type InteractionResolved,
+  type Mode,
+  type PendingInteraction,
+  type ResolvedStatus,
+  type ToolResultContent,
+  type ToolResultEvent,
+  type UserInputRequired,
+} from './contract/schema.js';
+export { checkAnswer, type AnswerCheck, type AnswerProblem } from './contract/answer-rules.js';
+export {
+  ASK_USER_DESCRIPTIONS,
+  ASK_USER_TOOL_NAME,
+  askUserChatTool,
+  askUserFallback,
+  askUserParameters,
+  askUserResponsesTool,
+  type FallbackToolResult,
+  type ToolLocale,
+} from './contract/tool-definition.js';
+export { answerToolResultText, CANCEL_ANSWER, closedToolResultText } from './contract/tool-result.js';

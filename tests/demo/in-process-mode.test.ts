@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { unansweredToolCalls } from '../../plugin/loop/index.js';
+import { unansweredToolCalls } from '../../plugin/loop/run-state.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startDemoServer } from '../helpers/demo-server.js';
 import { startScriptedModel } from '../helpers/scripted-model.js';

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../plugin/store/index.js';
-import { SessionFence, unansweredToolCalls } from '../../plugin/loop/index.js';
+import { SessionFence } from '../../plugin/loop/session-fence.js';
+import { unansweredToolCalls } from '../../plugin/loop/run-state.js';
 import { answerBody, first, postStream } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
 

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { unansweredToolCalls } from '../../plugin/loop/index.js';
+import { unansweredToolCalls } from '../../plugin/loop/run-state.js';
 import { answerBody, first, getJson, postStream, shape } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
 

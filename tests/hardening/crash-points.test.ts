@@ -15,7 +15,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../plugin/index.js';
-import { SessionFence } from '../../plugin/loop/index.js';
+import { SessionFence } from '../../plugin/loop/session-fence.js';
 import { parseSse } from '../plugin/harness.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';

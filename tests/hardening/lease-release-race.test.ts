@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore, type PendingStore } from '../../plugin/index.js';
-import { SessionFence } from '../../plugin/loop/index.js';
+import { SessionFence } from '../../plugin/loop/session-fence.js';
 
 /** Holds a renewal's conditional lease write until a delete of the lease comes, then lets it land first. */
 function renewalBeforeDelete(inner: PendingStore) {

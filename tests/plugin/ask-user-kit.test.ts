@@ -140,9 +140,17 @@ describe('createAskUserKit', () => {
     }
   });
 
-  it('index re-exports the schema, tool definition, tool-result helpers and the store factory', () => {
-    for (const name of ['askUserArgsSchema', 'continueBodySchema', 'askUserChatTool', 'askUserFallback', 'answerToolResultText', 'closedToolResultText', 'openStore', 'StoreUnavailableError', 'checkAnswer', 'createInProcessHost', 'AskUserError']) {
-      assert.equal(typeof (plugin as Record<string, unknown>)[name], name.endsWith('Schema') ? 'object' : 'function', name);
-    }
+  it('the entry exports the documented surface and nothing else', async () => {
+    // Values only (types leave no trace at run time); README "Public surface" lists them.
+    assert.deepEqual(Object.keys(plugin).sort(), [
+      'ASK_USER_DESCRIPTIONS', 'ASK_USER_TOOL_NAME', 'AUDIT_EVENTS', 'AskUserError', 'CANCEL_ANSWER', 'DEFAULT_HEARTBEAT_MS', 'DEFAULT_TTL_MS',
+      'ERROR_CODES', 'LIMITS', 'MODES', 'RESOLVED_STATUSES', 'SSE_HEADERS', 'StoreError', 'StoreUnavailableError', 'allowAnyCaller',
+      'answerToolResultText', 'askUserArgsSchema', 'askUserChatTool', 'askUserFallback', 'askUserParameters', 'askUserResponsesTool',
+      'checkAnswer', 'closedToolResultText', 'consoleAuditLogger', 'continueBodySchema', 'createAskUserKit', 'crossSiteReason',
+      'errorBodySchema', 'formatEvent', 'interactionResolvedSchema', 'isAskUserError', 'memoryAuditLogger', 'openStore',
+      'pendingInteractionSchema', 'requestIdSchema', 'sessionIdSchema', 'toolResultContentSchema', 'userInputRequiredSchema',
+    ]);
+    const loop = await import('../../plugin/loop/index.js');
+    assert.deepEqual(Object.keys(loop).sort(), ['DEFAULT_MODEL_IDLE_TIMEOUT_MS', 'ModelCallError', 'ToolRegistry', 'agentRuntime', 'createAgentLoop', 'maskedLogger', 'redactSecrets']);
   });
 });

@@ -1,7 +1,8 @@
 /** Audit (docs/protocol.md §8): one entry per event, ids and lengths only, never the user's free text. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AUDIT_EVENTS, consoleAuditLogger, safeAuditLogger } from '../../plugin/index.js';
+import { AUDIT_EVENTS, consoleAuditLogger } from '../../plugin/index.js';
+import { safeAuditLogger } from '../../plugin/audit.js';
 import { answer, readSse, startApp } from './harness.js';
 
 const CANARY = 'CANARY-7f3a-secret-free-text';

@@ -1,7 +1,8 @@
 /** Interception (docs/protocol.md §1–2): validation before anything reaches a user, one question per turn. */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAskUserKit, memoryAuditLogger, openStore, parseAskUserArguments, type AskUserKit, type PendingStore, type SseSink, type ChatEventName } from '../../plugin/index.js';
+import { createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type PendingStore, type SseSink, type ChatEventName } from '../../plugin/index.js';
+import { parseAskUserArguments } from '../../plugin/coordinator.js';
 import { recordingHost, SINGLE, type RecordingHost } from './harness.js';
 
 const call = (id: string, name: string, args: unknown) => ({

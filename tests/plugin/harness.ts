@@ -6,18 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import {
-  allowAnyCaller,
-  createAskUserKit,
-  memoryAuditLogger,
-  openStore,
-  type AskUserKit,
-  type AskUserKitOptions,
-  type ClosedContext,
-  type PendingStore,
-  type ResumeContext,
-  type RunHost,
-} from '../../plugin/index.js';
+import { allowAnyCaller, createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type AskUserKitOptions, type ClosedContext, type PendingStore, type ResumeContext, type RunHost } from '../../plugin/index.js';
 import { koaRoutes } from '../../plugin/adapters/koa.js';
 
 export interface SseFrame {

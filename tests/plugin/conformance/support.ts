@@ -6,16 +6,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import assert from 'node:assert/strict';
-import {
-  memoryAuditLogger,
-  openStore,
-  StoreUnavailableError,
-  type InteractionRecord,
-  type PendingStore,
-  type ResumeContext,
-  type ClosedContext,
-  type RunHost,
-} from '../../../plugin/index.js';
+import { memoryAuditLogger, openStore, StoreUnavailableError, type InteractionRecord, type PendingStore, type ResumeContext, type ClosedContext, type RunHost } from '../../../plugin/index.js';
 import type { HostStartOptions, HostUnderTest, StartedHost } from './host.js';
 
 /** Sent in customInput, selections and malformed ids; must never come back in an error body or audit entry. */
