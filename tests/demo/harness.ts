@@ -60,17 +60,4 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-/** A single-choice ask_user call as a scripted model would send it. */
-export const askSingle = (id?: string) => ({
-  ...(id ? { id } : {}),
-  name: 'ask_user',
-  arguments: {
-    title: 'How should I proceed?',
-    mode: 'single',
-    options: [
-      { id: 'safe', label: 'Analyse first', recommended: true },
-      { id: 'implement', label: 'Implement now' },
-    ],
-    allowCustom: true,
-  },
-});
+export { askSingle } from '../helpers/ask-calls.js';

@@ -8,7 +8,7 @@ import { answerToolResultText } from '../../plugin/contract/tool-result.js';
 import type { InteractionRecord } from '../../plugin/store/types.js';
 import { first, postStream } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
-import { recordingSink } from './recording-sink.js';
+import { recordingSink } from '../helpers/recording-sink.js';
 
 const ANSWER = { selections: ['safe'], customInput: '', cancelled: false };
 

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ToolCallAccumulator } from '../../plugin/loop/tool-call-accumulator.js';
-import { parseToolArguments } from '../../plugin/loop/tool-registry.js';
-import { withUsableIds } from '../../plugin/loop/tool-call-ids.js';
+import { ToolCallAccumulator } from '../../../plugin/loop/tool-call-accumulator.js';
+import { parseToolArguments } from '../../../plugin/loop/tool-registry.js';
+import { withUsableIds } from '../../../plugin/loop/tool-call-ids.js';
 
 test('interleaved deltas of parallel calls are joined per index', () => {
   const acc = new ToolCallAccumulator();

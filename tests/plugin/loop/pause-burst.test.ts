@@ -9,14 +9,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { createAskUserKit } from '../../plugin/ask-user-kit.js';
-import { memoryAuditLogger } from '../../plugin/audit.js';
-import { openStore } from '../../plugin/store/index.js';
-import { agentRuntime } from '../../plugin/loop/index.js';
-import { PausedIndex } from '../../plugin/loop/paused-index.js';
-import { startScriptedModel } from '../helpers/scripted-model.js';
-import { recordingSink } from './recording-sink.js';
-import { askSingle } from './harness.js';
+import { createAskUserKit } from '../../../plugin/ask-user-kit.js';
+import { memoryAuditLogger } from '../../../plugin/audit.js';
+import { openStore } from '../../../plugin/store/index.js';
+import { agentRuntime } from '../../../plugin/loop/index.js';
+import { PausedIndex } from '../../../plugin/loop/paused-index.js';
+import { startScriptedModel } from '../../helpers/scripted-model.js';
+import { recordingSink } from '../../helpers/recording-sink.js';
+import { askSingle } from '../../helpers/ask-calls.js';
 
 const SESSIONS = 150;
 

@@ -5,14 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { createAskUserKit } from '../../plugin/ask-user-kit.js';
-import { memoryAuditLogger } from '../../plugin/audit.js';
-import { openStore } from '../../plugin/store/index.js';
-import type { PendingStore } from '../../plugin/store/types.js';
-import { agentRuntime, redactSecrets, type AgentRuntimeOptions, type RunState } from '../../plugin/loop/index.js';
-import { startScriptedModel, type TurnScript } from '../helpers/scripted-model.js';
-import { recordingSink, type RecordingSink } from './recording-sink.js';
-import { askSingle } from './harness.js';
+import { createAskUserKit } from '../../../plugin/ask-user-kit.js';
+import { memoryAuditLogger } from '../../../plugin/audit.js';
+import { openStore } from '../../../plugin/store/index.js';
+import type { PendingStore } from '../../../plugin/store/types.js';
+import { agentRuntime, redactSecrets, type AgentRuntimeOptions, type RunState } from '../../../plugin/loop/index.js';
+import { startScriptedModel, type TurnScript } from '../../helpers/scripted-model.js';
+import { recordingSink, type RecordingSink } from '../../helpers/recording-sink.js';
+import { askSingle } from '../../helpers/ask-calls.js';
 
 async function makeLoop(turns: TurnScript[], options: Partial<AgentRuntimeOptions> = {}, wrapStore?: (s: PendingStore) => PendingStore) {
   const model = await startScriptedModel({ turns });

@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStore, type PendingStore } from '../../plugin/index.js';
-import { PausedIndex } from '../../plugin/loop/paused-index.js';
-import { RunStates, emptyRun } from '../../plugin/loop/run-state.js';
-import { rollForwardRun } from '../../plugin/loop/tool-result-writer.js';
+import { openStore, type PendingStore } from '../../../plugin/index.js';
+import { PausedIndex } from '../../../plugin/loop/paused-index.js';
+import { RunStates, emptyRun } from '../../../plugin/loop/run-state.js';
+import { rollForwardRun } from '../../../plugin/loop/tool-result-writer.js';
 
 test('a run that pauses during a roll-forward’s index removal stays in the index', async (t) => {
   const inner = await openStore('memory');
