@@ -1,4 +1,4 @@
-import { LitElement, nothing, type PropertyDeclarations, type PropertyValues } from 'lit';
+import { LitElement, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ContextConsumer } from '@lit/context';
 import type { Answer, DoneReason, InteractionResolved } from '../plugin/contract/schema.js';
 import { cardStyles } from './ask-user-card.styles.js';
@@ -249,7 +249,8 @@ export class AskUserCard extends LitElement {
     if (this._focus.next === 'question') this._focus.next = 'receipt';
   }
 
-  protected override render() {
+  // Typed with lit's own names, so the published declarations import nothing but lit.
+  protected override render(): TemplateResult | typeof nothing {
     const req = this._req;
     if (!req) return nothing;
     const { _phase: phase, _receipt: receipt, _failure: failure, _announcement: announcement, _s: s, _locale: locale } = this;

@@ -3,7 +3,8 @@
  * the stock analyzer with custom-elements-manifest.config.mjs, as `npm run build` does, into a temporary
  * directory. Both elements must be there with their public properties, attributes, events, methods, slots,
  * CSS parts and custom properties, each compared with what the source declares and what README.md's
- * "The widget" section documents, so a change to one that the others miss fails here.
+ * "The widget" section documents, and the entry's exports with the README's export table, so a change to
+ * one that the others miss fails here.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -133,6 +134,10 @@ test('the analyzer writes a manifest documenting both elements as the source and
   const [first, ...rest] = readmeList('Custom properties:', ';');
   const readmeProps = [first!, ...rest.map((suffix) => `--ask-user${suffix}`)];
   assert.deepEqual(names(card.cssProperties), sorted(readmeProps), 'and as the README lists them');
+
+  // The package entry's exports, as the manifest records widget/index.ts: exactly the README's export table.
+  const entry = manifest.modules.find((m) => m.path === 'widget/index.ts');
+  assert.deepEqual(sorted((entry?.exports ?? []).map((e) => e.name)), sorted(tableNames('export')), 'the widget exports what the README tables');
 
   assert.equal(card.slots?.length, 1, 'the card documents its (unused) default slot');
   assert.equal(provider.slots?.length, 1, 'the provider documents its default slot');
