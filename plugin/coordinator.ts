@@ -11,7 +11,7 @@ import { newRequestId } from './request-id.js';
 import { isChoiceMode } from './contract/limits.js';
 import { askUserArgsSchema, sessionIdSchema, type AskUserForm, type UserInputRequired } from './contract/schema.js';
 import type { RunHost, SseSink } from './host.js';
-import type { InteractionRecord, PendingStore } from './store/types.js';
+import { isPastExpiry, type InteractionRecord, type PendingStore } from './store/types.js';
 
 /** A Chat Completions tool call, as the `openai` SDK hands it over. */
 export interface ToolCallLike {
@@ -149,19 +149,18 @@ export function createCoordinator(options: CoordinatorOptions) {
 
   /** A record that still needs closing: pending, or expired by the clock but not yet collected. */
   const isOpen = (r: InteractionRecord) => r.status === 'pending' || (r.status === 'expired' && !r.resolution);
-  const isPastExpiry = (r: InteractionRecord) => r.status === 'expired' || r.expiresAt <= now();
 
   /** Close the session's open interaction: `expired` if it is past expiry, else `superseded`. */
   async function supersede(sessionId: string): Promise<InteractionRecord | undefined> {
     const current = await store.currentOf(sessionId);
     if (!current || !isOpen(current)) return undefined;
-    return closeInteraction(current.requestId, isPastExpiry(current) ? 'expired' : 'superseded');
+    return closeInteraction(current.requestId, isPastExpiry(current, now()) ? 'expired' : 'superseded');
   }
 
   /** Close the session's interaction as `expired` if it is past expiry; a live one is left alone. */
   async function expireDue(sessionId: string): Promise<InteractionRecord | undefined> {
     const current = await store.currentOf(sessionId);
-    if (!current || !isOpen(current) || !isPastExpiry(current)) return undefined;
+    if (!current || !isOpen(current) || !isPastExpiry(current, now())) return undefined;
     return closeInteraction(current.requestId, 'expired');
   }
 

@@ -22,7 +22,7 @@ import { userInputRequiredOf, type Coordinator } from './coordinator.js';
 import { answerToolResultText, CANCEL_ANSWER } from './contract/tool-result.js';
 import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type PendingInteraction } from './contract/schema.js';
 import type { RunHost } from './host.js';
-import { StoreUnavailableError, type InteractionRecord, type PendingStore } from './store/types.js';
+import { isPastExpiry, StoreUnavailableError, type InteractionRecord, type PendingStore } from './store/types.js';
 
 import { crossSiteReason } from './same-origin.js';
 import type { SseSink } from './host.js';
@@ -152,7 +152,7 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
   /** A record past expiry that nobody closed yet is closed now (audited, run ended) before we answer. */
   const collectExpired = async (record: InteractionRecord) => {
     if (record.resolution) return;
-    if (record.status !== 'expired' && record.expiresAt > now()) return;
+    if (!isPastExpiry(record, now())) return;
     await coordinator.closeInteraction(record.requestId, 'expired');
   };
 
@@ -189,7 +189,7 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
         throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
       }
       if (record.resolution || (record.status !== 'pending' && record.status !== 'expired')) throw closedError(record);
-      if (record.status === 'expired' || record.expiresAt <= now()) {
+      if (isPastExpiry(record, now())) {
         await collectExpired(record).catch(storeError);
         throw expiredError();
       }
@@ -199,7 +199,7 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
         // "restarted".
         const fresh = await store.get(record.requestId).catch(storeError);
         if (fresh?.resolution) throw closedError(fresh);
-        if (fresh && (fresh.status === 'expired' || fresh.expiresAt <= now())) throw expiredError();
+        if (fresh && isPastExpiry(fresh, now())) throw expiredError();
         throw new AskUserError('not_resumable', 'The paused run cannot be continued by this server (it was restarted); start the task again.');
       }
       if (!body.cancelled) {
@@ -263,7 +263,7 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
       await checkAuthorized(io, sessionId);
       const record = await store.currentOf(sessionId).catch(storeError);
       if (!record || record.sessionId !== sessionId) return { status: 200, headers: NO_STORE, body: { pending: null } };
-      const expired = record.status === 'expired' || (record.status === 'pending' && record.expiresAt <= now());
+      const expired = isPastExpiry(record, now());
       if (!expired && record.status !== 'pending') return { status: 200, headers: NO_STORE, body: { pending: null } };
       if (expired) await collectExpired(record).catch(storeError);
       const pending: PendingInteraction = {

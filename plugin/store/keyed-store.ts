@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeEnvelope, encodeEnvelope, type Backend, type Expectation } from './backend.js';
 import { asStoreFailure, StoreError, withinBudget } from './store-errors.js';
 import {
+  isPastExpiry,
   StoreUnavailableError,
   type ClaimOptions,
   type ClaimOutcome,
@@ -112,7 +113,7 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
   function view(stored: StoredInteraction | undefined, now: number): InteractionRecord | undefined {
     if (stored === undefined || now >= stored.purgeAt) return undefined;
     const { record } = stored;
-    if (record.status === 'pending' && now >= record.expiresAt) return { ...record, status: 'expired' };
+    if (record.status === 'pending' && isPastExpiry(record, now)) return { ...record, status: 'expired' };
     return record;
   }
 

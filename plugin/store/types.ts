@@ -28,6 +28,14 @@ export interface InteractionRecord {
   toolResultWritten?: boolean;
 }
 
+/**
+ * The expiry rule, said once for the store, the routes and the coordinator: a question is past its
+ * lifetime once closed as expired, or while still pending at or after `expiresAt` (nobody collected it yet).
+ */
+export function isPastExpiry(record: Pick<InteractionRecord, 'status' | 'expiresAt'>, now: number): boolean {
+  return record.status === 'expired' || (record.status === 'pending' && now >= record.expiresAt);
+}
+
 export type ClaimOutcome =
   | { ok: true; record: InteractionRecord }
   | { ok: false; reason: 'not_found' }
