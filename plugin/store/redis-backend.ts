@@ -9,7 +9,6 @@
  * it finally runs, and the caller that got "store unavailable" may retry safely.
  */
 import { createHash } from 'node:crypto';
-import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import type { Backend, SwapRequest } from './backend.js';
 import { withinBudget } from './store-errors.js';
@@ -83,8 +82,8 @@ export async function openRedisBackend(target: { url: string; label: string }, {
   // node-redis emits every failed reconnect; the operations report them, the process must not crash.
   client.on('error', () => undefined);
   const adapter = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
-  const keyv = new Keyv<unknown>({ store: adapter, namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
-  keyv.on('error', () => undefined);
+  // Failures reach callers through rejected operations; the adapter's event only must not go unheard.
+  adapter.on('error', () => undefined);
 
   /** Server clock minus ours, in ms; undefined until measured (then writes go without a deadline). */
   let offsetMs: number | undefined;

@@ -9,7 +9,6 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import Keyv from 'keyv';
 import KeyvSqlite from '@keyv/sqlite';
 import type { Backend, SwapRequest } from './backend.js';
 import { withinBudget } from './store-errors.js';
@@ -31,9 +30,8 @@ export async function openSqliteBackend(file: string, { timeoutMs, sweepEveryMs 
   // Waiting on another process's lock must end before the budget does, with SQLITE_BUSY.
   const busyTimeout = Math.max(10, timeoutMs - Math.min(300, Math.floor(timeoutMs / 3)));
   const adapter = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout });
-  const keyv = new Keyv<unknown>({ store: adapter, namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
-  // Failures reach callers through rejected queries; the event only must not go unheard.
-  keyv.on('error', () => undefined);
+  // Failures reach callers through rejected queries; the adapter's event only must not go unheard.
+  adapter.on('error', () => undefined);
   const table = adapter.opts.table ?? 'keyv';
   const query = (sql: string, ...params: unknown[]) => adapter.query(sql, ...params) as Promise<Array<Record<string, unknown>>>;
   const label = `sqlite://${file}`;
