@@ -179,7 +179,13 @@ async function load(url: string, connections: number, seconds: number, request: 
   };
 }
 
-const bareJson: Request = { method: 'GET', path: '/bare/json' };
+/** The same query as pending's, rebuilt per request as pending's is, so the load generator's work matches. */
+let bareTurn = 0;
+const bareJson: Request = {
+  method: 'GET',
+  path: '/bare/json?sessionId=pend-0',
+  setupRequest: (req) => ({ ...req, path: `/bare/json?sessionId=pend-${bareTurn++ % PENDING_SESSIONS}` }),
+};
 let pendingTurn = 0;
 const pending: Request = {
   method: 'GET',

@@ -34,7 +34,7 @@ step() {
 }
 
 step interception 60 node "$BUILD/bench/interception.js"
-step http-routes 120 node "$BUILD/bench/http-routes.js"
+step http-routes 300 node "$BUILD/bench/http-routes.js"
 step pending-scale 90 node "$BUILD/bench/pending-scale.js"
 step bundle 60 node "$BUILD/bench/bundle.js"
 
