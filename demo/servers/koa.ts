@@ -28,7 +28,9 @@ export async function koaDemo(options: DemoAppOptions): Promise<DemoApp> {
       await next();
     });
   }
-  app.use(sameOriginOnly());
+  // The demo's own chat route; the kit's continue route applies the same rule itself, and audits it.
+  const sameOrigin = sameOriginOnly();
+  app.use((ctx, next) => (ctx.path === '/api/chat' ? sameOrigin(ctx, next) : next()));
   app.use(async function demoRoutes(ctx, next) {
     if (ctx.method === 'POST' && ctx.path === '/api/chat') {
       let raw: unknown;

@@ -1,6 +1,6 @@
 /**
  * The custom-elements manifest (dist/widget/custom-elements.json, package.json `customElements`) made by
- * the stock analyzer with custom-elements-manifest.config.mjs, as `npm run build` does, into a temporary
+ * the stock analyzer with widget/custom-elements-manifest.config.mjs, as `npm run build` does, into a temporary
  * directory. Both elements must be there with their public properties, attributes, events, methods, slots,
  * CSS parts and custom properties, each compared with what the source declares and what README.md's
  * "The widget" section documents, and the entry's exports with the README's export table, so a change to
@@ -75,7 +75,7 @@ function declaredProperties(file: string): { names: string[]; attributes: string
 test('the analyzer writes a manifest documenting both elements as the source and README do', async (t) => {
   const dir = await makeTempDir('cem-');
   t.after(() => dir.remove());
-  const run = spawnSync(join(ROOT, 'node_modules/.bin/custom-elements-manifest'), ['analyze', '--quiet', '--outdir', relative(ROOT, dir.path)], {
+  const run = spawnSync(join(ROOT, 'node_modules/.bin/custom-elements-manifest'), ['analyze', '--quiet', '--config', 'widget/custom-elements-manifest.config.mjs', '--outdir', relative(ROOT, dir.path)], {
     cwd: ROOT,
     encoding: 'utf8',
   });
