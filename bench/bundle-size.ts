@@ -9,7 +9,7 @@
 import { build, createBuilder, minifySync, type Rolldown } from 'vite';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync, constants } from 'node:zlib';
-import { OXC_OPTIONS, widgetBuild } from '../vite.config.js';
+import { OXC_OPTIONS, widgetBuild } from '../widget/build/bundles.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const configFile = fileURLToPath(new URL('../vite.config.ts', import.meta.url));

@@ -16,7 +16,8 @@ if (!executablePath) throw new Error('No Chromium found: install Debian\'s "chro
 
 export default {
   rootDir: fileURLToPath(new URL('..', import.meta.url)),
-  files: ['tests/widget/**/*.test.ts'],
+  // tests/widget/build/ tests the bundles' build steps in Node (tests/run-node.sh), not in the browser.
+  files: ['tests/widget/**/*.test.ts', '!tests/widget/build/**'],
   nodeResolve: true,
   concurrency: 2,
   testFramework: { config: { timeout: 10000 } },
