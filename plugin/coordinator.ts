@@ -9,6 +9,7 @@ import { CANCEL_ANSWER, closedToolResultText } from './contract/tool-result.js';
 import { recordEntry, type AuditLogger } from './audit.js';
 import { newRequestId } from './request-id.js';
 import { isChoiceMode } from './contract/limits.js';
+import { BOUND_KEYS, dropNullBounds } from './contract/bounds.js';
 import { askUserArgsSchema, sessionIdSchema, type AskUserForm, type UserInputRequired } from './contract/schema.js';
 import type { RunHost, SseSink } from './host.js';
 import { isPastExpiry, type InteractionRecord, type PendingStore } from './store/types.js';
@@ -80,6 +81,8 @@ export function userInputRequiredOf(record: InteractionRecord): UserInputRequire
   if (form.options !== undefined) data.options = form.options;
   if (form.allowCustom !== undefined) data.allowCustom = form.allowCustom;
   if (form.submitLabel !== undefined) data.submitLabel = form.submitLabel;
+  // The §9.1 fields the model gave, unchanged (numbers stay numbers), in the contract's order.
+  for (const key of BOUND_KEYS) if (form[key] !== undefined) (data as Record<string, unknown>)[key] = form[key];
   return data;
 }
 
@@ -99,7 +102,7 @@ export function parseAskUserArguments(raw: string | Record<string, unknown>): Pa
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problems: ['arguments must be a JSON object with at least "title" and "mode"'] };
   }
-  const result = askUserArgsSchema.safeParse(value);
+  const result = askUserArgsSchema.safeParse(dropNullBounds(value as Record<string, unknown>));
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const path = issue.path.map(String).join('.');

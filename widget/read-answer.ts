@@ -146,6 +146,20 @@ export function problemKey(
       return 'notARelativePath';
     case 'too_long':
       return 'tooLong';
+    case 'below_min':
+      return 'belowMin';
+    case 'above_max':
+      return 'aboveMax';
+    case 'off_step':
+      return 'offStep';
+    case 'under_min_length':
+      return 'tooShort';
+    case 'over_max_length':
+      return 'overMaxLength';
+    case 'too_few_selections':
+      return 'tooFewSelections';
+    case 'too_many_selections':
+      return 'tooManySelections';
   }
 }
 

@@ -41,6 +41,14 @@ export interface AskUserStrings {
   notARelativePath: string;
   customNotAllowed: string;
   tooLong: string;
+  // The bounds of docs/protocol.md §9.1 (min, max, step, minLength, maxLength, minSelections, maxSelections).
+  belowMin: string;
+  aboveMax: string;
+  offStep: string;
+  tooShort: string;
+  overMaxLength: string;
+  tooFewSelections: string;
+  tooManySelections: string;
 
   // Receipts.
   receiptAnswered: string;
@@ -115,6 +123,13 @@ const zhCN: AskUserStrings = {
   notARelativePath: '请输入相对于工作区的路径：不能以 /、\\ 或 ~ 开头，不能带盘符，不能包含 ..',
   customNotAllowed: '此问题不接受自由填写',
   tooLong: '内容过长：最多 {max} 个字符',
+  belowMin: '低于允许的最小值',
+  aboveMax: '超过允许的最大值',
+  offStep: '不符合允许的间隔（步长）',
+  tooShort: '内容过短',
+  overMaxLength: '内容超过此问题允许的长度',
+  tooFewSelections: '选择的项目太少',
+  tooManySelections: '选择的项目太多',
   receiptAnswered: '已提交',
   receiptCancelled: '已取消',
   receiptExpired: '已超时',
@@ -175,6 +190,13 @@ const en: AskUserStrings = {
   notARelativePath: 'Enter a path relative to the workspace: no leading /, \\ or ~, no drive letter, no ..',
   customNotAllowed: 'This question takes no free text',
   tooLong: 'Too long: at most {max} characters',
+  belowMin: 'Below the smallest value allowed',
+  aboveMax: 'Above the largest value allowed',
+  offStep: 'Not one of the allowed steps',
+  tooShort: 'Too short',
+  overMaxLength: 'Longer than this question allows',
+  tooFewSelections: 'Choose more options',
+  tooManySelections: 'Choose fewer options',
   receiptAnswered: 'Submitted',
   receiptCancelled: 'Cancelled',
   receiptExpired: 'Timed out',

@@ -2,12 +2,24 @@
  * Per-mode answer rules of docs/protocol.md §4, as one pure function shared by the server (which checks the
  * stored form) and the widget (which checks before sending). No dependency: it ships in the browser.
  */
+import { compareDecimal, isOnStep, parseDecimal } from './decimal.js';
 import { isChoiceMode, type Mode } from './limits.js';
 
 export interface FormShape {
   mode: Mode;
   options?: ReadonlyArray<{ id: string }>;
   allowCustom?: boolean;
+  /** docs/protocol.md §9.1: a number (number mode) or a `YYYY-MM-DD` date (date mode), inclusive. */
+  min?: number | string;
+  max?: number | string;
+  /** Number mode: answers are `min` (or 0) plus a whole multiple of `step`. */
+  step?: number;
+  /** Text, directory, and the Other box of a choice question when it is not empty; in code points. */
+  minLength?: number;
+  maxLength?: number;
+  /** Multiple and toggle: how many ids. */
+  minSelections?: number;
+  maxSelections?: number;
 }
 
 export interface AnswerShape {
@@ -26,7 +38,15 @@ export type AnswerProblem =
   | 'text_required'
   | 'not_a_number'
   | 'not_a_date'
-  | 'not_a_relative_path';
+  | 'not_a_relative_path'
+  // The bounds of docs/protocol.md §9.1.
+  | 'below_min'
+  | 'above_max'
+  | 'off_step'
+  | 'under_min_length'
+  | 'over_max_length'
+  | 'too_few_selections'
+  | 'too_many_selections';
 
 export type AnswerCheck =
   | { ok: true }
@@ -67,6 +87,69 @@ export function isRelativePath(s: string): boolean {
   return !s.split(/[\\/]/).some((seg) => seg === '..');
 }
 
+/** Length as JSON Schema's `minLength`/`maxLength` count it: Unicode code points, not UTF-16 units. */
+export const codePointLength = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** `minLength`/`maxLength` of the form on a typed text (already known to be non-empty where it matters). */
+function checkLength(form: FormShape, text: string): AnswerCheck {
+  if (form.minLength === undefined && form.maxLength === undefined) return { ok: true };
+  const n = codePointLength(text);
+  if (form.minLength !== undefined && n < form.minLength) {
+    return fail('under_min_length', 'customInput', `at least ${plural(form.minLength, 'character')}`);
+  }
+  if (form.maxLength !== undefined && n > form.maxLength) {
+    return fail('over_max_length', 'customInput', `at most ${plural(form.maxLength, 'character')}`);
+  }
+  return { ok: true };
+}
+
+/** `min`, `max` and `step` of a number question, in exact decimal arithmetic. */
+function checkNumberBounds(form: FormShape, text: string): AnswerCheck {
+  const value = parseDecimal(text);
+  if (!value) return fail('not_a_number', 'customInput', 'expected a finite decimal number such as 42 or -3.5');
+  const min = typeof form.min === 'number' ? parseDecimal(form.min) : undefined;
+  const max = typeof form.max === 'number' ? parseDecimal(form.max) : undefined;
+  if (min && compareDecimal(value, min) < 0) return fail('below_min', 'customInput', `expected a number of at least ${form.min}`);
+  if (max && compareDecimal(value, max) > 0) return fail('above_max', 'customInput', `expected a number of at most ${form.max}`);
+  const step = typeof form.step === 'number' ? parseDecimal(form.step) : undefined;
+  if (step && step.sign === 1 && !isOnStep(value, step, min)) {
+    return fail('off_step', 'customInput', `expected ${min ? form.min : 0} plus a whole multiple of ${form.step}`);
+  }
+  return { ok: true };
+}
+
+/** `min` and `max` of a date question; `YYYY-MM-DD` sorts as it reads. */
+function checkDateBounds(form: FormShape, text: string): AnswerCheck {
+  if (typeof form.min === 'string' && text < form.min) return fail('below_min', 'customInput', `expected ${form.min} or later`);
+  if (typeof form.max === 'string' && text > form.max) return fail('above_max', 'customInput', `expected ${form.max} or earlier`);
+  return { ok: true };
+}
+
+/** `minSelections`/`maxSelections` of a multiple or toggle question. */
+function checkSelectionCount(form: FormShape, count: number): AnswerCheck {
+  if (form.minSelections !== undefined && count < form.minSelections) {
+    return fail('too_few_selections', 'selections', `choose at least ${plural(form.minSelections, 'option')}`);
+  }
+  if (form.maxSelections !== undefined && count > form.maxSelections) {
+    return fail('too_many_selections', 'selections', `choose at most ${plural(form.maxSelections, 'option')}`);
+  }
+  return { ok: true };
+}
+
+const first = (...checks: Array<() => AnswerCheck>): AnswerCheck => {
+  for (const check of checks) {
+    const r = check();
+    if (!r.ok) return r;
+  }
+  return { ok: true };
+};
+
 export function checkAnswer(form: FormShape, answer: AnswerShape): AnswerCheck {
   if (answer.cancelled) return { ok: true };
   const { selections, customInput } = answer;
@@ -75,18 +158,18 @@ export function checkAnswer(form: FormShape, answer: AnswerShape): AnswerCheck {
     if (selections.length > 0) return fail('selections_not_allowed', 'selections', `mode "${form.mode}" takes no selections`);
     switch (form.mode) {
       case 'text':
-        return isBlank(customInput) ? fail('text_required', 'customInput', 'an answer is required') : { ok: true };
+        return isBlank(customInput) ? fail('text_required', 'customInput', 'an answer is required') : checkLength(form, customInput);
       case 'number':
         return isFiniteDecimal(customInput)
-          ? { ok: true }
+          ? checkNumberBounds(form, customInput)
           : fail('not_a_number', 'customInput', 'expected a finite decimal number such as 42 or -3.5');
       case 'date':
         return isCalendarDate(customInput)
-          ? { ok: true }
+          ? checkDateBounds(form, customInput)
           : fail('not_a_date', 'customInput', 'expected a real calendar date as YYYY-MM-DD');
       case 'directory':
         return isRelativePath(customInput)
-          ? { ok: true }
+          ? checkLength(form, customInput)
           : fail('not_a_relative_path', 'customInput', 'expected a path relative to the workspace (no leading /, drive letter or ..)');
     }
   }
@@ -110,5 +193,9 @@ export function checkAnswer(form: FormShape, answer: AnswerShape): AnswerCheck {
   if (form.mode === 'toggle' && selections.length === 0) {
     return fail('selection_required', 'selections', 'turn on at least one option');
   }
-  return { ok: true };
+  return first(
+    () => (form.mode === 'single' ? { ok: true } : checkSelectionCount(form, selections.length)),
+    // The Other box's bounds hold only for what was typed in it: an empty box is no answer to bound.
+    () => (customInput.length > 0 ? checkLength(form, customInput) : { ok: true }),
+  );
 }

@@ -26,6 +26,10 @@ export const LIMITS = {
   /** Typed text in `customInput` (text answers and the "Other" box). */
   customInput: 8000,
   sessionId: 128,
+  /** `placeholder` of a question (docs/protocol.md §9.1). */
+  placeholder: 100,
+  /** Largest `maxLength` a question may set, in code points (§9.1). */
+  maxLength: 8000,
   /** JSON body of `POST /api/chat/continue`. */
   bodyBytes: 64 * 1024,
 } as const;

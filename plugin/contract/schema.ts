@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { LIMITS, MODES, CHOICE_MODES, type Mode } from './limits.js';
+import { boundsFields, boundsIssues } from './bounds.js';
 
 export { LIMITS, MODES, CHOICE_MODES };
 export type { Mode };
@@ -33,12 +34,16 @@ const askUserArgsObject = z.object({
     .describe('single、multiple、toggle 模式的选项 / options for single, multiple, toggle'),
   allowCustom: z.boolean().optional().describe('是否允许用户填写选项之外的内容 / extra free-text box'),
   submitLabel: text(LIMITS.submitLabel).optional().describe('提交按钮文案 / submit button text'),
+  ...boundsFields,
 });
 
-/** Tool arguments as the model sends them, with the cross-field rules of docs/protocol.md §1. */
+/** Tool arguments as the model sends them, with the cross-field rules of docs/protocol.md §1 and §9.1. */
 export const askUserArgsSchema = askUserArgsObject.superRefine((args, ctx) => {
   const choice = (CHOICE_MODES as readonly string[]).includes(args.mode);
-  if (!choice) return;
+  if (!choice) {
+    for (const issue of boundsIssues(args)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
+    return;
+  }
   const options = args.options ?? [];
   if (options.length < 1) {
     ctx.addIssue({ code: 'custom', path: ['options'], message: `mode "${args.mode}" needs 1..${LIMITS.options} options` });
@@ -50,6 +55,10 @@ export const askUserArgsSchema = askUserArgsObject.superRefine((args, ctx) => {
     }
     seen.add(o.id);
   });
+  // The §9.1 rules need a sound option list (a default names ids, selection bounds count options).
+  if (options.length >= 1 && seen.size === options.length) {
+    for (const issue of boundsIssues(args)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
+  }
 });
 
 export type AskUserOption = z.infer<typeof askUserOptionSchema>;

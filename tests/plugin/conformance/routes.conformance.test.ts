@@ -142,6 +142,72 @@ const MODE_CASES: Array<{
     ],
     good: { selections: [], customInput: 'packages/app' },
   },
+  // The stored bounds of docs/protocol.md §9.1: the same 422 naming the field.
+  {
+    mode: 'number with min, max, step (§9.1)',
+    args: { title: 'How many?', mode: 'number', min: 0, max: 5, step: 0.5, default: '2.5', placeholder: '0–5' },
+    bad: [
+      [{ selections: [], customInput: '7' }, 'customInput'],
+      [{ selections: [], customInput: '-0.5' }, 'customInput'],
+      [{ selections: [], customInput: '5.0000000000000001' }, 'customInput'],
+      [{ selections: [], customInput: '0.25' }, 'customInput'],
+    ],
+    good: { selections: [], customInput: '5' },
+  },
+  {
+    mode: 'number with step 0.1 (§9.1, decimal, not binary)',
+    args: { title: 'Ratio?', mode: 'number', step: 0.1 },
+    bad: [[{ selections: [], customInput: '0.35' }, 'customInput']],
+    good: { selections: [], customInput: '0.3' },
+  },
+  {
+    mode: 'date with min, max (§9.1)',
+    args: { title: 'When?', mode: 'date', min: '2026-12-01', max: '2026-12-31' },
+    bad: [
+      [{ selections: [], customInput: '2026-11-30' }, 'customInput'],
+      [{ selections: [], customInput: '2027-01-01' }, 'customInput'],
+    ],
+    good: { selections: [], customInput: '2026-12-31' },
+  },
+  {
+    mode: 'text with minLength, maxLength in code points (§9.1)',
+    args: { title: 'Initials?', mode: 'text', minLength: 2, maxLength: 3 },
+    bad: [
+      [{ selections: [], customInput: '😀' }, 'customInput'],
+      [{ selections: [], customInput: 'abcd' }, 'customInput'],
+    ],
+    good: { selections: [], customInput: '😀😀😀' },
+  },
+  {
+    mode: 'directory with maxLength (§9.1)',
+    args: { title: 'Where?', mode: 'directory', maxLength: 5 },
+    bad: [[{ selections: [], customInput: 'src/app' }, 'customInput']],
+    good: { selections: [], customInput: 'src' },
+  },
+  {
+    mode: 'multiple with minSelections, maxSelections (§9.1)',
+    args: { title: 'Which?', mode: 'multiple', options: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }, { id: 'c', label: 'C' }], minSelections: 1, maxSelections: 2, default: ['a'] },
+    bad: [
+      [{ selections: [] }, 'selections'],
+      [{ selections: ['a', 'b', 'c'] }, 'selections'],
+    ],
+    good: { selections: ['c', 'a'] },
+  },
+  {
+    mode: 'toggle with minSelections 2 (§9.1)',
+    args: { title: 'Enable?', mode: 'toggle', options: [{ id: 'on', label: 'On' }, { id: 'log', label: 'Logging' }], minSelections: 2 },
+    bad: [[{ selections: ['on'] }, 'selections']],
+    good: { selections: ['on', 'log'] },
+  },
+  {
+    mode: 'single whose Other box has minLength, maxLength (§9.1)',
+    args: { ...SINGLE, allowCustom: true, placeholder: 'Other…', minLength: 3, maxLength: 8 },
+    bad: [
+      [{ selections: [], customInput: `${CANARY}` }, 'customInput'],
+      [{ selections: ['safe'], customInput: 'ab' }, 'customInput'],
+    ],
+    good: { selections: ['safe'], customInput: '' },
+  },
 ];
 
 for (const hut of HOSTS) {
@@ -192,6 +258,13 @@ for (const hut of HOSTS) {
       assert.deepEqual(frames[0]!.data, { requestId: rec.requestId, toolCallId: 'call_M', status: 'answered', at: iso(T0), selections: ['b', 'a'], customInputLength: customInput.length });
       assert.equal((frames[1]!.data as { content: string }).content, JSON.stringify({ selections: ['b', 'a'], customInput, cancelled: false }));
       assert.equal(f.host.resumed[0]!.answer.customInput, customInput);
+    });
+
+    it('a cancel of a question with a default (§9.1) is the plain cancel ToolResult: a default is never an answer', async () => {
+      const rec = await f.ask('s1', { title: 'Which?', mode: 'multiple', options: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }], default: ['a'], minSelections: 1 }, 'call_D');
+      const frames = accepted(await f.post(answer('s1', rec.requestId, { cancelled: true })));
+      assert.deepEqual(frames[0]!.data, { requestId: rec.requestId, toolCallId: 'call_D', status: 'cancelled', at: iso(T0), selections: [], customInputLength: 0 });
+      assert.equal((frames[1]!.data as { content: string }).content, '{"selections":[],"customInput":"","cancelled":true}');
     });
 
     it('accepted cancel: cancelled resolution, the cancel ToolResult, done cancelled; selections and customInput ignored even past their limits', async () => {
@@ -840,6 +913,24 @@ for (const hut of HOSTS) {
           status: 'pending',
         },
       });
+    });
+
+    it('an open question with §9.1 bounds, default and placeholder: carried unchanged, numbers as JSON numbers', async () => {
+      const bounds = { placeholder: '0–5', default: '2.5', min: 0, max: 5, step: 0.5 };
+      const rec = await f.ask('s1', { title: 'How many?', mode: 'number', ...bounds }, 'call_B');
+      const body = ok(await f.pending('s1')) as { pending: Record<string, unknown> };
+      assert.deepEqual(body.pending, {
+        id: rec.requestId,
+        toolCallId: 'call_B',
+        sessionId: 's1',
+        title: 'How many?',
+        mode: 'number',
+        expiresAt: iso(T0 + TTL_MS),
+        resumable: true,
+        status: 'pending',
+        ...bounds,
+      });
+      for (const k of ['min', 'max', 'step'] as const) assert.equal(typeof body.pending[k], 'number', k);
     });
 
     it('an open question whose run is gone: resumable false, still pending', async () => {
