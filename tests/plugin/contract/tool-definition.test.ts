@@ -14,6 +14,15 @@ test('the Chat Completions tool carries the zh description and a JSON Schema der
   assert.equal(askUserResponsesTool('en').description, ASK_USER_DESCRIPTIONS.en);
 });
 
+test('the descriptions say when to give bounds and defaults, and never to ask for secrets', () => {
+  for (const word of ['min', 'max', 'step', 'minLength', 'maxLength', 'minSelections', 'maxSelections', 'default']) {
+    assert.ok(ASK_USER_DESCRIPTIONS.zh.includes(word), `zh names ${word}`);
+    assert.ok(ASK_USER_DESCRIPTIONS.en.includes(word), `en names ${word}`);
+  }
+  assert.match(ASK_USER_DESCRIPTIONS.zh, /绝不要.*密码、密钥/);
+  assert.match(ASK_USER_DESCRIPTIONS.en, /Never use it to ask for passwords, keys, tokens or other secrets/);
+});
+
 test('argument rules of contract §1', () => {
   const ok = (a: unknown) => askUserArgsSchema.safeParse(a).success;
   assert.ok(ok({ title: 'Q', mode: 'single', options: [{ id: 'a', label: 'A' }] }));
