@@ -24,6 +24,10 @@ import {
 } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What one compare-and-swap attempt returns when its swap lost and it must read again. */
+const RETRY = Symbol('retry');
+const DONE = { done: undefined } as const;
 /**
  * Physical TTLs only collect garbage; what a caller sees is decided on the logical clock. The grace keeps
  * a row around a little past its logical end, so a clock that runs slow (a frozen test clock, a slightly
@@ -173,21 +177,20 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
       operation('claim', (deadline) => claim(requestId, resolution, claimOptions, deadline)),
 
     markToolResultWritten: (requestId) =>
-      operation('markToolResultWritten', async (deadline) => {
-        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      operation('markToolResultWritten', (deadline) =>
+        untilSwapped('markToolResultWritten', requestId, async () => {
           const { raw, value } = await load<StoredInteraction>(interactionKey(requestId));
           const now = clock();
           // Past retention there is nothing left to roll forward, so there is nothing to mark.
-          if (value === undefined || raw === undefined || now >= value.purgeAt) return;
+          if (value === undefined || raw === undefined || now >= value.purgeAt) return DONE;
           if (value.record.status === 'pending') {
             throw new StoreError('not_resolved', `interaction ${requestId} is still pending; claim it before writing its ToolResult`);
           }
-          if (value.record.toolResultWritten) return;
+          if (value.record.toolResultWritten) return DONE;
           const stored: StoredInteraction = { record: { ...value.record, toolResultWritten: true }, purgeAt: value.purgeAt };
-          if (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(value.purgeAt, now), deadline)) return;
-        }
-        throw contention('markToolResultWritten', requestId);
-      }),
+          return (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(value.purgeAt, now), deadline)) ? DONE : RETRY;
+        }),
+      ),
 
     getState: <T>(key: string) =>
       operation('getState', async (): Promise<StateEntry<T> | undefined> => {
@@ -202,33 +205,31 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
         if (ttlMs !== undefined && (!Number.isFinite(ttlMs) || ttlMs <= 0)) {
           throw new StoreError('invalid_store_options', `putState ttlMs must be a positive number, got ${ttlMs}`);
         }
-        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        return untilSwapped('putState', key, async () => {
           const loaded = await load<StoredState<T>>(stateKey(key));
           const now = clock();
           const live = liveState(loaded.value, now);
-          if (ifVersion === null && live !== undefined) return false;
-          if (typeof ifVersion === 'string' && live?.version !== ifVersion) return false;
+          if (ifVersion === null && live !== undefined) return { done: false };
+          if (typeof ifVersion === 'string' && live?.version !== ifVersion) return { done: false };
           const next: StoredState<T> = { value, version: randomUUID() };
           if (ttlMs !== undefined) next.purgeAt = now + ttlMs;
           const expect = ifVersion === undefined ? ({ kind: 'any' } as const) : expectFor(loaded.raw);
-          if (await write(stateKey(key), expect, next, ttlMs, deadline)) return true;
-          // Someone wrote between our read and our swap; the next read says whether it still fits.
-        }
-        throw contention('putState', key);
+          // Someone who wrote between our read and our swap makes it fail; the next read says whether it still fits.
+          return (await write(stateKey(key), expect, next, ttlMs, deadline)) ? { done: true } : RETRY;
+        });
       }),
 
     deleteState: (key, ifVersion) =>
-      operation('deleteState', async (deadline) => {
-        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      operation('deleteState', (deadline) =>
+        untilSwapped('deleteState', key, async () => {
           const loaded = await load<StoredState<unknown>>(stateKey(key));
           const live = liveState(loaded.value, clock());
-          if (loaded.raw === undefined) return false;
-          if (ifVersion !== undefined && live?.version !== ifVersion) return false;
+          if (loaded.raw === undefined) return { done: false };
+          if (ifVersion !== undefined && live?.version !== ifVersion) return { done: false };
           // A dead row is removed too, but only a live one counts as "deleted" for the caller.
-          if (await write(stateKey(key), { kind: 'raw', raw: loaded.raw }, null, undefined, deadline)) return live !== undefined;
-        }
-        throw contention('deleteState', key);
-      }),
+          return (await write(stateKey(key), { kind: 'raw', raw: loaded.raw }, null, undefined, deadline)) ? { done: live !== undefined } : RETRY;
+        }),
+      ),
 
     async close() {
       if (closed) return;
@@ -237,24 +238,33 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
     },
   };
 
-  async function claim(requestId: string, resolution: Resolution, { allowExpired = false }: ClaimOptions, deadline: number): Promise<ClaimOutcome> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  function claim(requestId: string, resolution: Resolution, { allowExpired = false }: ClaimOptions, deadline: number): Promise<ClaimOutcome> {
+    return untilSwapped('claim', requestId, async (): Promise<{ done: ClaimOutcome } | typeof RETRY> => {
       const { raw, value } = await load<StoredInteraction>(interactionKey(requestId));
       const now = clock();
       const record = view(value, now);
-      if (record === undefined || value === undefined || raw === undefined) return { ok: false, reason: 'not_found' };
+      if (record === undefined || value === undefined || raw === undefined) return { done: { ok: false, reason: 'not_found' } };
       // "Expired" answers a late answer whether or not someone closed the interaction yet.
-      if (record.status === 'expired' && !allowExpired) return { ok: false, reason: 'expired', record };
-      if (value.record.status !== 'pending') return { ok: false, reason: 'already_resolved', record };
+      if (record.status === 'expired' && !allowExpired) return { done: { ok: false, reason: 'expired', record } };
+      if (value.record.status !== 'pending') return { done: { ok: false, reason: 'already_resolved', record } };
       const resolved: InteractionRecord = { ...value.record, status: resolution.status, resolution };
       const purgeAt = Math.max(now, resolution.at) + retentionMs;
       const stored: StoredInteraction = { record: resolved, purgeAt };
-      if (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(purgeAt, now), deadline)) {
-        return { ok: true, record: resolved };
-      }
       // Lost the race: the next read sees the winner's resolution.
+      return (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(purgeAt, now), deadline)) ? { done: { ok: true, record: resolved } } : RETRY;
+    });
+  }
+
+  /**
+   * The one shape of every compare-and-swap here: read, decide, swap against what was read; a lost swap
+   * reads again, and a key that never settles within MAX_ATTEMPTS is reported as the store being unusable.
+   */
+  async function untilSwapped<T>(name: string, id: string, attempt: () => Promise<{ done: T } | typeof RETRY>): Promise<T> {
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      const outcome = await attempt();
+      if (outcome !== RETRY) return outcome.done;
     }
-    throw contention('claim', requestId);
+    throw contention(name, id);
   }
 
   function contention(name: string, id: string): StoreUnavailableError {
