@@ -61,7 +61,7 @@ export interface HostUnderTest {
   start(options: HostStartOptions): Promise<StartedHost>;
 }
 
-/** Today's Koa routes: `kit.routes()`, with authorize and allowedOrigins given to createAskUserKit. */
+/** Koa: `koaRoutes(kit)`, with authorize and allowedOrigins given to createAskUserKit. */
 export const koaHost: HostUnderTest = {
   name: 'koa',
   async start({ kit: kitOptions, authorize, allowedOrigins = [] }) {
