@@ -10,8 +10,8 @@ import { frameSink, SSE_HEADERS, type OpenSseOptions } from './sse-format.js';
 export function openNodeSse(req: IncomingMessage, res: ServerResponse, options: OpenSseOptions & { status?: number } = {}): SseSink {
   const { status = 200, ...frames } = options;
   // The headers and whatever the run writes in this tick leave in one socket write: until the next tick
-  // the socket is corked (a syscall per piece — headers, frames, end of stream — was most of the cost of
-  // a short answer). A run that takes longer still gets its headers on the next tick.
+  // the socket is corked. Flushed uncorked, the headers took a write of their own, and that second
+  // syscall was the largest single cost of a short answer. A longer run still gets its headers next tick.
   const socket = res.socket;
   let corked = false;
   const uncork = () => {

@@ -26,8 +26,8 @@ export function honoRoutes(kit: AskUserKit<Context>): MiddlewareHandler {
 }
 
 /**
- * On Node (@hono/node-server puts the Node response at `c.env.outgoing`), a streamed body is written as
- * headers, then each chunk, then the end of stream: a socket write each. Corked until the event loop's
+ * On Node (@hono/node-server puts the Node response at `c.env.outgoing`), a streamed body's headers are
+ * flushed in a socket write of their own, then the chunks and the end follow. Corked until the event loop's
  * next turn, what is written by then (a whole short answer) leaves in one write; a longer run still gets
  * its headers and first frames on that turn. A JSON reply ends in one write anyway, and its `end()`
  * uncorks. Other runtimes have no `outgoing`, and nothing changes.
