@@ -6,7 +6,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import type { CardHandlers, CardView } from './card-state.js';
-import { MAX_CUSTOM_INPUT, formatRemaining, isChoice, isKnownMode, remainingMs, type AnswerField, type AskUserRequest } from './read-answer.js';
+import { MAX_CUSTOM_INPUT, boundValues, formatRemaining, isChoice, isKnownMode, remainingMs, type AnswerField, type AskUserRequest, type BoundValues } from './read-answer.js';
 import { receiptNoteKey, receiptTitleKey, selectionLabels, type Receipt } from './receipt.js';
 import { formatMessage, type AskUserLocale, type AskUserStrings } from './strings.js';
 
@@ -16,7 +16,8 @@ type Key = keyof AskUserStrings;
 const SOON_MS = 60_000;
 
 /** A sentence of the card with its placeholders filled: the limit of typed text and the request's mode. */
-export const cardMessage = (s: AskUserStrings, key: Key, mode = ''): string => formatMessage(s[key], { max: MAX_CUSTOM_INPUT, mode });
+export const cardMessage = (s: AskUserStrings, key: Key, mode = '', values?: BoundValues): string =>
+  formatMessage(s[key], { max: MAX_CUSTOM_INPUT, mode, ...values });
 
 /** What the live region says when the card becomes a receipt: the same words the receipt shows. */
 export function receiptAnnouncement(r: Receipt, s: AskUserStrings, locale: AskUserLocale, mode?: string): string {
@@ -31,13 +32,33 @@ const formatTime = (iso: string, locale: AskUserLocale): string => {
 };
 
 const ids = (...parts: Array<string | false | undefined>) => parts.filter(Boolean).join(' ') || nothing;
-const hintOf = (text: string) => (text ? html`<p part="hint" class="hint" id="hint">${text}</p>` : nothing);
+const hintOf = (text: string, id = 'hint') => (text ? html`<p part="hint" class="hint" id=${id}>${text}</p>` : nothing);
 const errorOf = (field: AnswerField, text: string) =>
   text ? html`<p part="error" class="error" id="error-${field}">${text}</p>` : nothing;
 
 /** The validation message of `field`, or '' when it is fine. */
 const errorText = (v: CardView, field: AnswerField): string =>
-  v.invalid?.field === field ? cardMessage(v.s, v.invalid.key, v.req.mode) : '';
+  v.invalid?.field === field ? cardMessage(v.s, v.invalid.key, v.req.mode, v.invalid.values) : '';
+
+/**
+ * The §9.1 bounds in words ("范围 1 至 5", "At least 2 characters", "Choose 1 to 3"); '' without bounds. A lone
+ * bound reads as the message that crossing it would show.
+ */
+function boundsHint({ req, s }: CardView, kind: 'selections' | 'length' | 'value'): string {
+  const date = req.mode === 'date';
+  const [both, lo, hi]: Key[] =
+    kind === 'selections'
+      ? ['selectionsRange', 'tooFewSelections', 'tooManySelections']
+      : kind === 'length'
+        ? ['lengthRange', 'tooShort', 'overMaxLength']
+        : ['rangeHint', date ? 'dateMin' : 'belowMin', date ? 'dateMax' : 'aboveMax'];
+  const values = boundValues(kind, req);
+  const hasMin = (kind === 'value' ? req.min : values.min) !== undefined;
+  const key = hasMin ? (values.max !== undefined ? both : lo) : values.max !== undefined ? hi : undefined;
+  // stepHint starts with its own separator ("，步长 0.5", ". In steps of 0.5").
+  return (key ? formatMessage(s[key], values) : '') + (kind === 'value' && req.step ? formatMessage(s.stepHint, values) : '');
+}
+const join = (...parts: string[]) => parts.filter(Boolean).join(' ');
 
 /**
  * The read-only receipt. One template for the live card and for a host redrawing a question that closed
@@ -113,10 +134,12 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
 }
 
 /** One template for single (radios), multiple (checkboxes) and toggle (checkboxes with the switch role). */
-function optionsTemplate({ req, s, draft }: CardView, on: CardHandlers, error: string): TemplateResult {
+function optionsTemplate(v: CardView, on: CardHandlers, error: string): TemplateResult {
+  const { req, s, draft } = v;
   const toggle = req.mode === 'toggle';
-  // A field's error replaces its hint: the two would say nearly the same thing one above the other.
-  const hint = error ? '' : req.mode === 'multiple' ? s.multipleHint : toggle ? s.toggleHint : '';
+  // A field's error replaces its hint: the two would say nearly the same thing one above the other. Selection
+  // bounds replace the mode's own hint ("可多选" would no longer be true).
+  const hint = error ? '' : boundsHint(v, 'selections') || (req.mode === 'multiple' ? s.multipleHint : toggle ? s.toggleHint : '');
   const picked = new Set(draft.selected);
   return html`<div part="options" class="options">
       ${(req.options ?? []).map(
@@ -148,19 +171,22 @@ function optionsTemplate({ req, s, draft }: CardView, on: CardHandlers, error: s
 function fieldTemplate(v: CardView, on: CardHandlers): TemplateResult {
   const { req, s } = v;
   const { mode } = req;
+  const directory = mode === 'directory';
   const error = errorText(v, 'customInput');
-  const hint = error ? '' : mode === 'number' ? s.numberHint : mode === 'date' ? s.dateHint : mode === 'directory' ? s.directoryHint : '';
+  const modeHint = mode === 'number' ? s.numberHint : mode === 'date' ? s.dateHint : mode === 'directory' ? s.directoryHint : '';
+  const hint = error ? '' : join(modeHint, boundsHint(v, mode === 'number' || mode === 'date' ? 'value' : 'length'));
+  const placeholder = req.placeholder ?? (mode === 'text' ? s.textPlaceholder : directory ? s.directoryPlaceholder : nothing);
   const describedBy = ids(req.description && 'description', hint && 'hint', error && 'error-customInput');
   const invalid = error ? 'true' : nothing;
-  const directory = mode === 'directory';
   const control =
     mode === 'text'
       ? html`<textarea
           part="field"
           id="field"
           rows="4"
-          maxlength=${MAX_CUSTOM_INPUT}
-          placeholder=${s.textPlaceholder}
+          minlength=${req.minLength ?? nothing}
+          maxlength=${req.maxLength ?? MAX_CUSTOM_INPUT}
+          placeholder=${placeholder}
           aria-labelledby="title"
           aria-describedby=${describedBy}
           aria-invalid=${invalid}
@@ -171,13 +197,16 @@ function fieldTemplate(v: CardView, on: CardHandlers): TemplateResult {
           part="field"
           id="field"
           type=${mode === 'number' || mode === 'date' ? mode : 'text'}
-          step=${mode === 'number' ? 'any' : nothing}
+          min=${req.min ?? nothing}
+          max=${req.max ?? nothing}
+          step=${mode === 'number' ? (req.step ?? 'any') : nothing}
           inputmode=${mode === 'number' ? 'decimal' : nothing}
-          placeholder=${directory ? s.directoryPlaceholder : nothing}
+          placeholder=${placeholder}
           spellcheck=${directory ? 'false' : nothing}
           autocomplete="off"
           autocapitalize=${directory ? 'off' : nothing}
-          maxlength=${directory ? MAX_CUSTOM_INPUT : nothing}
+          minlength=${req.minLength ?? nothing}
+          maxlength=${req.maxLength ?? (directory ? MAX_CUSTOM_INPUT : nothing)}
           aria-labelledby="title"
           aria-describedby=${describedBy}
           aria-invalid=${invalid}
@@ -189,21 +218,24 @@ function fieldTemplate(v: CardView, on: CardHandlers): TemplateResult {
 }
 
 function otherTemplate(v: CardView, on: CardHandlers): TemplateResult {
+  const { req } = v;
   const error = errorText(v, 'customInput');
+  const hint = error ? '' : boundsHint(v, 'length');
   return html`<div part="custom" class="custom">
     <label part="custom-label" class="field-label" for="other">${v.s.other}</label>
     <textarea
       part="custom-input"
       id="other"
       rows="2"
-      maxlength=${MAX_CUSTOM_INPUT}
-      placeholder=${v.s.otherPlaceholder}
-      aria-describedby=${error ? 'error-customInput' : nothing}
+      minlength=${req.minLength ?? nothing}
+      maxlength=${req.maxLength ?? MAX_CUSTOM_INPUT}
+      placeholder=${req.placeholder ?? v.s.otherPlaceholder}
+      aria-describedby=${ids(hint && 'other-hint', error && 'error-customInput')}
       aria-invalid=${error ? 'true' : nothing}
       .value=${live(v.draft.other)}
       @input=${on.other}
     ></textarea>
-    ${errorOf('customInput', error)}
+    ${hintOf(hint, 'other-hint')} ${errorOf('customInput', error)}
   </div>`;
 }
 

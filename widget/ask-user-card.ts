@@ -9,7 +9,7 @@ import { CountdownController } from './countdown-controller.js';
 import { AskUserExpiredEvent } from './events.js';
 import { FocusController } from './focus-controller.js';
 import { DraftController } from './draft-controller.js';
-import { CANCEL_ANSWER, isKnownMode, normalizedOnce, readAnswer, type AskUserRequest } from './read-answer.js';
+import { CANCEL_ANSWER, isKnownMode, normalizedOnce, readAnswer, type AskUserRequest, type BoundValues } from './read-answer.js';
 import { RUN_NOTES, failureFromThrown, isSubmitFailure, receiptForAnswer, receiptForResolved, receiptIfOver, type Receipt, type SubmitFailure } from './receipt.js';
 import { DEFAULT_LOCALE, resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
 import { SubmissionController } from './submission-controller.js';
@@ -266,7 +266,7 @@ export class AskUserCard extends LitElement {
     if (!req || this._phase !== 'pending' || !isKnownMode(req.mode)) return;
     const checked = this._answer.check(req);
     if (!checked.invalid) return void this._submission.send(checked.answer);
-    this._announce(this._message(checked.invalid.key));
+    this._announce(this._message(checked.invalid.key, checked.invalid.values));
     this._focus.next = 'invalid';
   }
 
@@ -305,8 +305,8 @@ export class AskUserCard extends LitElement {
     this._announcement = text === this._announcement ? `${text}\u00a0` : text;
   }
 
-  private _message(key: keyof AskUserStrings): string {
-    return cardMessage(this._s, key, this._req?.mode);
+  private _message(key: keyof AskUserStrings, values?: BoundValues): string {
+    return cardMessage(this._s, key, this._req?.mode, values);
   }
 }
 

@@ -3,7 +3,7 @@
  * draw. Types only, below all three, so none of them imports another for a shape.
  */
 import type { Answer } from '../plugin/contract/schema.js';
-import type { AnswerDraft, AnswerField, AskUserRequest } from './read-answer.js';
+import type { AnswerDraft, AnswerField, AskUserRequest, BoundValues } from './read-answer.js';
 import type { FailureOutcome, Receipt } from './receipt.js';
 import type { AskUserLocale, AskUserStrings } from './strings.js';
 
@@ -17,6 +17,8 @@ export type ErrorOutcome = Extract<FailureOutcome, { kind: 'error' }>;
 export interface InvalidAnswer {
   field: AnswerField;
   key: keyof AskUserStrings;
+  /** The crossed bound that fills the sentence (§9.1). */
+  values?: BoundValues;
 }
 
 /** Everything a render reads. The templates are pure functions of this and the handlers. */

@@ -1,11 +1,11 @@
 /**
  * The answer being written: the controls' draft, kept in step by the input handlers, and the field the
- * server's rules refuse after a submit. A new question starts from an empty draft.
+ * server's rules refuse after a submit. A new question starts from its `default` (§9.1), else empty.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Answer } from '../plugin/contract/schema.js';
 import type { InvalidAnswer } from './card-state.js';
-import { EMPTY_DRAFT, chooseOption, invalidOf, readAnswer, validateAnswer, type AnswerDraft, type AskUserRequest } from './read-answer.js';
+import { EMPTY_DRAFT, chooseOption, initialDraft, invalidOf, readAnswer, validateAnswer, type AnswerDraft, type AskUserRequest } from './read-answer.js';
 
 export class DraftController implements ReactiveController {
   draft: AnswerDraft = EMPTY_DRAFT;
@@ -20,12 +20,12 @@ export class DraftController implements ReactiveController {
     _host.addController(this);
   }
 
-  /** Before each render: a new question starts empty. */
+  /** Before each render: a new question starts from its default, once; nothing is sent until the user submits. */
   hostUpdate(): void {
-    const id = this._request()?.id;
-    if (id === this._requestId) return;
-    this._requestId = id;
-    this.draft = EMPTY_DRAFT;
+    const req = this._request();
+    if (req?.id === this._requestId) return;
+    this._requestId = req?.id;
+    this.draft = initialDraft(req);
     this.invalid = undefined;
   }
 

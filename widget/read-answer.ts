@@ -41,6 +41,22 @@ export const isAskUserRequest = (value: unknown): value is AskUserRequest => isU
 
 const isText = (value: unknown): value is string => typeof value === 'string';
 const isNonBlank = (value: unknown): value is string => isText(value) && value.trim() !== '';
+const isFinite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+/** `min`/`max`: a finite number (number mode) or a `YYYY-MM-DD` string (date mode). */
+const isBound = (value: unknown): boolean => isFinite(value) || isText(value);
+const isCount = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
+/** The type each §9.1 field must have to be kept. */
+const BOUNDS: Record<string, (value: unknown) => boolean> = {
+  placeholder: isText,
+  default: (v) => isText(v) || (Array.isArray(v) && v.every(isText)),
+  min: isBound,
+  max: isBound,
+  step: (v) => isFinite(v) && v > 0,
+  minLength: isCount,
+  maxLength: isCount,
+  minSelections: isCount,
+  maxSelections: isCount,
+};
 
 /**
  * The request as the card may trust it. It comes off the network (SSE, `GET pending`) and only the minimal
@@ -79,7 +95,22 @@ export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
     ...(isText(r.expiresAt) && !Number.isNaN(Date.parse(r.expiresAt)) && { expiresAt: r.expiresAt }),
     ...(typeof r.resumable === 'boolean' && { resumable: r.resumable }),
     ...(isPendingStatus(r.status) && { status: r.status }),
+    // docs/protocol.md §9.1, each dropped when it has the wrong type.
+    ...Object.fromEntries(Object.entries(BOUNDS).filter(([k, ok]) => ok(r[k])).map(([k]) => [k, r[k]])),
   };
+}
+
+/**
+ * The draft a new question starts from: its `default` (§9.1) pre-filled — the option of `single`, the options
+ * of `multiple` and `toggle` (ids not on screen left out), the text of the other modes. Only a draft: the
+ * user still submits it.
+ */
+export function initialDraft(req: AskUserRequest | undefined): AnswerDraft {
+  const d = req?.default;
+  if (!req || d === undefined) return EMPTY_DRAFT;
+  if (!isChoice(req.mode)) return isText(d) ? { ...EMPTY_DRAFT, text: d } : EMPTY_DRAFT;
+  const ids = [d].flat().filter((id) => req.options?.some((o) => o.id === id));
+  return { ...EMPTY_DRAFT, selected: req.mode === 'single' ? ids.slice(0, 1) : ids };
 }
 
 /** A normalizer that keeps its last object and result: each `request` is normalized once, not once per render. */
@@ -112,11 +143,36 @@ export type AnswerField = 'selections' | 'customInput';
 
 export type AnswerValidation =
   | { ok: true }
-  | { ok: false; field: AnswerField; problem: AnswerProblem | 'too_long'; key: keyof AskUserStrings; serverMessage: string };
+  | {
+      ok: false;
+      field: AnswerField;
+      problem: AnswerProblem | 'too_long';
+      key: keyof AskUserStrings;
+      /** What fills the sentence's `{min}`, `{max}`, `{step}`: the bound that was crossed. */
+      values?: BoundValues;
+      serverMessage: string;
+    };
 
 /** Where a refused answer is wrong and which sentence says why; `undefined` when the rules take it. */
-export const invalidOf = (check: AnswerValidation): { field: AnswerField; key: keyof AskUserStrings } | undefined =>
-  check.ok ? undefined : { field: check.field, key: check.key };
+export const invalidOf = (
+  check: AnswerValidation,
+): { field: AnswerField; key: keyof AskUserStrings; values?: BoundValues } | undefined =>
+  check.ok ? undefined : { field: check.field, key: check.key, values: check.values };
+
+/** What fills `{min}`, `{max}`, `{step}` of a message; an absent bound is `undefined`. */
+export type BoundValues = Record<string, string | number | undefined>;
+
+/** The form's §9.1 bounds, for the messages: the selection counts, the lengths or the value's bounds. */
+export function boundValues(
+  kind: 'selections' | 'length' | 'value',
+  req: Pick<AskUserRequest, 'min' | 'max' | 'step' | 'minLength' | 'maxLength' | 'minSelections' | 'maxSelections'>,
+): BoundValues {
+  return kind === 'selections'
+    ? { min: req.minSelections, max: req.maxSelections }
+    : kind === 'length'
+      ? { min: req.minLength, max: req.maxLength }
+      : { min: req.min ?? 0, max: req.max, step: req.step };
+}
 
 /** Which sentence of {@link AskUserStrings} explains a problem; `single` and `toggle` word it their own way. */
 export function problemKey(
@@ -147,9 +203,9 @@ export function problemKey(
     case 'too_long':
       return 'tooLong';
     case 'below_min':
-      return 'belowMin';
+      return request.mode === 'date' ? 'dateMin' : 'belowMin';
     case 'above_max':
-      return 'aboveMax';
+      return request.mode === 'date' ? 'dateMax' : 'aboveMax';
     case 'off_step':
       return 'offStep';
     case 'under_min_length':
@@ -164,13 +220,10 @@ export function problemKey(
 }
 
 /**
- * The server's shape rules (plugin/contract/answer-rules.ts) plus the body's length limit, so nothing leaves the
- * browser that `POST /api/chat/continue` would reject with 400 or 422.
+ * The server's shape rules (plugin/contract/answer-rules.ts) with the stored form's §9.1 bounds, plus the
+ * body's length limit, so nothing leaves the browser that `POST /api/chat/continue` would reject with 400 or 422.
  */
-export function validateAnswer(
-  request: Pick<AskUserRequest, 'mode' | 'options' | 'allowCustom'>,
-  answer: Answer,
-): AnswerValidation {
+export function validateAnswer(request: Omit<AskUserRequest, 'id' | 'toolCallId' | 'title'>, answer: Answer): AnswerValidation {
   if (answer.cancelled) return { ok: true };
   if (answer.customInput.length > MAX_CUSTOM_INPUT) {
     return {
@@ -181,9 +234,11 @@ export function validateAnswer(
       serverMessage: `at most ${MAX_CUSTOM_INPUT} characters`,
     };
   }
-  const check = checkAnswer({ mode: request.mode, options: request.options, allowCustom: request.allowCustom }, answer);
+  const check = checkAnswer(request, answer);
   if (check.ok) return check;
-  return { ok: false, field: check.field, problem: check.problem, key: problemKey(check.problem, request), serverMessage: check.message };
+  const p = check.problem;
+  const kind = p.endsWith('selections') ? 'selections' : p.endsWith('length') ? 'length' : 'value';
+  return { ok: false, field: check.field, problem: p, key: problemKey(p, request), values: boundValues(kind, request), serverMessage: check.message };
 }
 
 /** Milliseconds until `expiresAt`, or `null` when there is no (parsable) deadline. */

@@ -49,6 +49,15 @@ export interface AskUserStrings {
   overMaxLength: string;
   tooFewSelections: string;
   tooManySelections: string;
+  /** `below_min` / `above_max` of a date question. */
+  dateMin: string;
+  dateMax: string;
+  // The bounds in words under a field or the options (also their accessible description): `{min}`, `{max}`,
+  // `{step}`. A lone bound reads as its message (belowMin, tooShort, tooFewSelections, …).
+  rangeHint: string;
+  stepHint: string;
+  lengthRange: string;
+  selectionsRange: string;
 
   // Receipts.
   receiptAnswered: string;
@@ -123,13 +132,19 @@ const zhCN: AskUserStrings = {
   notARelativePath: '请输入相对于工作区的路径：不能以 /、\\ 或 ~ 开头，不能带盘符，不能包含 ..',
   customNotAllowed: '此问题不接受自由填写',
   tooLong: '内容过长：最多 {max} 个字符',
-  belowMin: '低于允许的最小值',
-  aboveMax: '超过允许的最大值',
-  offStep: '不符合允许的间隔（步长）',
-  tooShort: '内容过短',
-  overMaxLength: '内容超过此问题允许的长度',
-  tooFewSelections: '选择的项目太少',
-  tooManySelections: '选择的项目太多',
+  belowMin: '不能小于 {min}',
+  aboveMax: '不能大于 {max}',
+  offStep: '须为 {min} 加 {step} 的整数倍',
+  tooShort: '至少 {min} 个字符',
+  overMaxLength: '最多 {max} 个字符',
+  tooFewSelections: '至少选择 {min} 项',
+  tooManySelections: '最多选择 {max} 项',
+  dateMin: '不能早于 {min}',
+  dateMax: '不能晚于 {max}',
+  rangeHint: '范围 {min} 至 {max}',
+  stepHint: '，步长 {step}',
+  lengthRange: '{min} 至 {max} 个字符',
+  selectionsRange: '选择 {min} 至 {max} 项',
   receiptAnswered: '已提交',
   receiptCancelled: '已取消',
   receiptExpired: '已超时',
@@ -190,13 +205,19 @@ const en: AskUserStrings = {
   notARelativePath: 'Enter a path relative to the workspace: no leading /, \\ or ~, no drive letter, no ..',
   customNotAllowed: 'This question takes no free text',
   tooLong: 'Too long: at most {max} characters',
-  belowMin: 'Below the smallest value allowed',
-  aboveMax: 'Above the largest value allowed',
-  offStep: 'Not one of the allowed steps',
-  tooShort: 'Too short',
-  overMaxLength: 'Longer than this question allows',
-  tooFewSelections: 'Choose more options',
-  tooManySelections: 'Choose fewer options',
+  belowMin: 'Must be at least {min}',
+  aboveMax: 'Must be at most {max}',
+  offStep: 'Must be {min} plus a multiple of {step}',
+  tooShort: 'At least {min} characters',
+  overMaxLength: 'At most {max} characters',
+  tooFewSelections: 'Choose at least {min}',
+  tooManySelections: 'Choose at most {max}',
+  dateMin: 'Must be {min} or later',
+  dateMax: 'Must be {max} or earlier',
+  rangeHint: 'From {min} to {max}',
+  stepHint: '. In steps of {step}',
+  lengthRange: '{min} to {max} characters',
+  selectionsRange: 'Choose {min} to {max}',
   receiptAnswered: 'Submitted',
   receiptCancelled: 'Cancelled',
   receiptExpired: 'Timed out',
@@ -251,9 +272,9 @@ export function resolveStrings(locale: AskUserLocale, overrides?: Partial<AskUse
   return out;
 }
 
-/** Fills `{name}` placeholders; a placeholder without a value stays as written so the gap is visible. */
-export function formatMessage(template: string, values: Record<string, string | number>): string {
+/** Fills `{name}` placeholders; a placeholder without a value (or `undefined`) stays as written so the gap is visible. */
+export function formatMessage(template: string, values: Record<string, string | number | undefined>): string {
   return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole,
+    Object.prototype.hasOwnProperty.call(values, name) && values[name] !== undefined ? String(values[name]) : whole,
   );
 }

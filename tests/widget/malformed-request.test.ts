@@ -5,7 +5,7 @@
  */
 import { describe, it, beforeEach, afterEach } from './helpers/bdd.js';
 import { assert, deepEqual, equal, includes } from './helpers/expect.js';
-import { $, $$, cleanup, has, mount, multiple, pick, request, settle, single, submit, textOf, type } from './helpers/card-fixtures.js';
+import { $, $$, cleanup, has, mount, multiple, number, pick, request, settle, single, submit, textOf, type } from './helpers/card-fixtures.js';
 import type { AskUserCard } from '../../widget/ask-user-card.js';
 
 let pageErrors: string[] = [];
@@ -184,6 +184,21 @@ describe('a request with malformed optional fields', () => {
     await submit(card);
     await settle(card);
     deepEqual(calls[0]?.selections, ['more'], 'selections');
+    await assertNoPageErrors(card);
+  });
+  it('§9.1 fields of the wrong type are dropped: no crash, no bound, no pre-fill, no odd attribute', async () => {
+    const bad = { placeholder: 5, default: { id: 'x' }, min: {}, max: [9], step: -1, minLength: 1.5, maxLength: '3', minSelections: -2, maxSelections: null };
+    const { card, calls } = await mountSafely(number(bad as never));
+    const field = $<HTMLInputElement>(card, '#field');
+    deepEqual(['placeholder', 'min', 'max', 'minlength', 'maxlength'].map((a) => field.getAttribute(a)), [null, null, null, null, null], 'attributes');
+    equal(field.getAttribute('step'), 'any', 'step');
+    equal(field.value, '', 'no pre-fill from an object');
+    await type(card, '#field', '100');
+    await submit(card);
+    await settle(card);
+    deepEqual(calls, [{ selections: [], customInput: '100', cancelled: false }], 'no bound held it back');
+    const choice = await mountSafely(multiple({ ...bad, default: ['safe', 7], allowCustom: true } as never));
+    deepEqual($$<HTMLInputElement>(choice.card, 'input[part~="control"]').filter((i) => i.checked).length, 0, 'a default array with a non-string is dropped');
     await assertNoPageErrors(card);
   });
 });

@@ -1,0 +1,237 @@
+/**
+ * docs/protocol.md §9.1 on the card: each bound of each mode refuses the answer before anything is sent,
+ * with a message next to the field that names the bound, and the fixed answer then goes out. The native
+ * controls carry the bounds (min, max, step, minlength, maxlength), the field's hint says them in words,
+ * and the new states pass axe and keep the keyboard path.
+ */
+import { describe, it, afterEach } from './helpers/bdd.js';
+import { sendKeys } from '@web/test-runner-commands';
+import { checkA11y } from './helpers/axe.js';
+import { assert, deepEqual, equal, includes } from './helpers/expect.js';
+import {
+  $,
+  $$,
+  cleanup,
+  date,
+  deepActiveElement,
+  directory,
+  has,
+  mount,
+  multiple,
+  number,
+  pick,
+  settle,
+  single,
+  submit,
+  text,
+  textOf,
+  toggle,
+  type,
+  type Submission,
+} from './helpers/card-fixtures.js';
+import type { AskUserCard, AskUserRequest } from '../../widget/ask-user-card.js';
+
+afterEach(cleanup);
+
+type Step = (card: AskUserCard) => Promise<void>;
+const typeIn = (selector: string, value: string): Step => (card) => type(card, selector, value);
+const picks = (...labels: string[]): Step => async (card) => {
+  for (const label of labels) await pick(card, label);
+};
+
+interface Case {
+  name: string;
+  req: AskUserRequest;
+  wrong: Step;
+  field: 'selections' | 'customInput';
+  message: string;
+  fix: Step;
+  sent: Submission;
+}
+
+const answer = (selections: string[], customInput = ''): Submission => ({ selections, customInput, cancelled: false });
+
+const CASES: Case[] = [
+  { name: 'number max', req: number({ max: 5 }), wrong: typeIn('#field', '7'), field: 'customInput', message: 'Must be at most 5', fix: typeIn('#field', '5'), sent: answer([], '5') },
+  { name: 'number min', req: number({ min: 1 }), wrong: typeIn('#field', '0'), field: 'customInput', message: 'Must be at least 1', fix: typeIn('#field', '1'), sent: answer([], '1') },
+  { name: 'number step from min', req: number({ min: 1, step: 0.5 }), wrong: typeIn('#field', '1.2'), field: 'customInput', message: 'Must be 1 plus a multiple of 0.5', fix: typeIn('#field', '2.5'), sent: answer([], '2.5') },
+  { name: 'number step from 0', req: number({ step: 0.1 }), wrong: typeIn('#field', '0.35'), field: 'customInput', message: 'Must be 0 plus a multiple of 0.1', fix: typeIn('#field', '0.3'), sent: answer([], '0.3') },
+  { name: 'date min', req: date({ min: '2026-01-01' }), wrong: typeIn('#field', '2025-12-31'), field: 'customInput', message: 'Must be 2026-01-01 or later', fix: typeIn('#field', '2026-01-01'), sent: answer([], '2026-01-01') },
+  { name: 'date max', req: date({ max: '2026-06-30' }), wrong: typeIn('#field', '2026-07-01'), field: 'customInput', message: 'Must be 2026-06-30 or earlier', fix: typeIn('#field', '2026-06-30'), sent: answer([], '2026-06-30') },
+  { name: 'text minLength', req: text({ minLength: 3 }), wrong: typeIn('#field', 'ab'), field: 'customInput', message: 'At least 3 characters', fix: typeIn('#field', 'abc'), sent: answer([], 'abc') },
+  // Four code points are too many; three emoji are six UTF-16 units yet within maxLength 3.
+  { name: 'text maxLength in code points', req: text({ maxLength: 3 }), wrong: typeIn('#field', '😀😀😀😀'), field: 'customInput', message: 'At most 3 characters', fix: typeIn('#field', '😀😀😀'), sent: answer([], '😀😀😀') },
+  { name: 'directory minLength', req: directory({ minLength: 4 }), wrong: typeIn('#field', 'src'), field: 'customInput', message: 'At least 4 characters', fix: typeIn('#field', 'src/a'), sent: answer([], 'src/a') },
+  { name: 'directory maxLength', req: directory({ maxLength: 5 }), wrong: typeIn('#field', 'src/abc'), field: 'customInput', message: 'At most 5 characters', fix: typeIn('#field', 'src'), sent: answer([], 'src') },
+  { name: 'multiple minSelections', req: multiple({ minSelections: 2 }), wrong: picks('跳过'), field: 'selections', message: 'Choose at least 2', fix: picks('先分析'), sent: answer(['safe', 'skip']) },
+  { name: 'multiple maxSelections', req: multiple({ maxSelections: 1 }), wrong: picks('先分析', '跳过'), field: 'selections', message: 'Choose at most 1', fix: picks('先分析'), sent: answer(['skip']) },
+  { name: 'toggle minSelections', req: toggle({ minSelections: 2 }), wrong: picks('直接实现'), field: 'selections', message: 'Choose at least 2', fix: picks('跳过'), sent: answer(['implement', 'skip']) },
+  { name: 'toggle maxSelections', req: toggle({ maxSelections: 2 }), wrong: picks('先分析', '直接实现', '跳过'), field: 'selections', message: 'Choose at most 2', fix: picks('直接实现'), sent: answer(['safe', 'skip']) },
+  { name: 'single Other minLength', req: single({ allowCustom: true, minLength: 5 }), wrong: typeIn('#other', 'abc'), field: 'customInput', message: 'At least 5 characters', fix: typeIn('#other', 'abcde'), sent: answer([], 'abcde') },
+  { name: 'multiple Other maxLength', req: multiple({ allowCustom: true, maxLength: 3 }), wrong: typeIn('#other', 'abcd'), field: 'customInput', message: 'At most 3 characters', fix: typeIn('#other', 'abc'), sent: answer([], 'abc') },
+];
+
+/** The control the message belongs to: the text box, or the first option of a choice. */
+const controlOf = (card: AskUserCard, c: Case) =>
+  c.field === 'selections' ? $(card, '#option-0') : $(card, c.req.mode === 'single' || c.req.mode === 'multiple' ? '#other' : '#field');
+
+describe('§9.1 bounds are checked before sending', () => {
+  for (const c of CASES) {
+    it(`${c.name}: refused with the bound next to the field, then sent once fixed`, async () => {
+      const { card, calls } = await mount(c.req, { locale: 'en' });
+      await c.wrong(card);
+      await submit(card);
+      await settle(card);
+      deepEqual(calls, [], 'nothing sent');
+      equal(textOf(card, `#error-${c.field}`), c.message, 'message');
+      equal(controlOf(card, c).getAttribute('aria-invalid'), 'true', 'the field is marked invalid');
+      // An option's message describes the whole group (the fieldset); a text box's describes the box.
+      const described = c.field === 'selections' ? $(card, 'fieldset') : controlOf(card, c);
+      includes(described.getAttribute('aria-describedby'), `error-${c.field}`, 'the field is described by its message');
+      includes(textOf(card, '[role="status"]'), c.message, 'announced');
+      await checkA11y(card, `${c.name} refused`);
+      await c.fix(card);
+      equal(has(card, `#error-${c.field}`), false, 'the message goes once the answer is fixed');
+      await submit(card);
+      await settle(card);
+      deepEqual(calls, [c.sent], 'sent once fixed');
+    });
+  }
+
+  it('says the bound in Chinese too', async () => {
+    const cases: Array<[AskUserRequest, string, string]> = [
+      [number({ max: 5 }), '7', '不能大于 5'],
+      [number({ min: 2 }), '1', '不能小于 2'],
+      [date({ min: '2026-01-01' }), '2025-01-01', '不能早于 2026-01-01'],
+      [text({ minLength: 4 }), 'abc', '至少 4 个字符'],
+    ];
+    for (const [req, value, message] of cases) {
+      const { card, calls } = await mount(req);
+      await type(card, '#field', value);
+      await submit(card);
+      equal(textOf(card, '#error-customInput'), message, `${req.mode} message`);
+      deepEqual(calls, [], 'nothing sent');
+    }
+    const { card } = await mount(multiple({ maxSelections: 1 }));
+    await pick(card, '先分析');
+    await pick(card, '跳过');
+    await submit(card);
+    equal(textOf(card, '#error-selections'), '最多选择 1 项', 'selections message');
+  });
+
+  it('an empty Other box is not held to minLength', async () => {
+    const { card, calls } = await mount(single({ allowCustom: true, minLength: 5 }));
+    await pick(card, '跳过');
+    await submit(card);
+    await settle(card);
+    deepEqual(calls, [answer(['skip'])]);
+  });
+});
+
+describe('§9.1 bounds on the native controls', () => {
+  const attrs = (el: Element, ...names: string[]) => Object.fromEntries(names.map((n) => [n, el.getAttribute(n)]));
+
+  it('number: min, max and step', async () => {
+    const { card } = await mount(number({ min: 1, max: 10, step: 0.5 }), { locale: 'en' });
+    deepEqual(attrs($(card, '#field'), 'min', 'max', 'step'), { min: '1', max: '10', step: '0.5' });
+    const hint = textOf(card, '#hint');
+    includes(hint, 'From 1 to 10. In steps of 0.5', 'hint');
+    includes($(card, '#field').getAttribute('aria-describedby'), 'hint', 'described by the hint');
+    const plain = await mount(number());
+    deepEqual(attrs($(plain.card, '#field'), 'min', 'max', 'step'), { min: null, max: null, step: 'any' }, 'no bounds');
+  });
+
+  it('date: min and max', async () => {
+    const { card } = await mount(date({ min: '2026-01-01', max: '2026-12-31' }));
+    deepEqual(attrs($(card, '#field'), 'min', 'max'), { min: '2026-01-01', max: '2026-12-31' });
+    includes(textOf(card, '#hint'), '范围 2026-01-01 至 2026-12-31', 'hint');
+  });
+
+  it('text and directory: minlength and maxlength', async () => {
+    for (const make of [text, directory]) {
+      const { card } = await mount(make({ minLength: 2, maxLength: 40 }), { locale: 'en' });
+      deepEqual(attrs($(card, '#field'), 'minlength', 'maxlength'), { minlength: '2', maxlength: '40' }, make.name);
+      includes(textOf(card, '#hint'), '2 to 40 characters', `${make.name} hint`);
+      includes($(card, '#field').getAttribute('aria-describedby'), 'hint', `${make.name} described by the hint`);
+    }
+    const { card } = await mount(text({ maxLength: 12 }));
+    equal(textOf(card, '#hint'), '最多 12 个字符', 'a lone bound');
+  });
+
+  it('the Other box: minlength, maxlength and a hint it is described by', async () => {
+    const { card } = await mount(multiple({ allowCustom: true, minLength: 3, maxLength: 20 }), { locale: 'en' });
+    deepEqual(attrs($(card, '#other'), 'minlength', 'maxlength'), { minlength: '3', maxlength: '20' });
+    equal(textOf(card, '#other-hint'), '3 to 20 characters', 'hint');
+    equal($(card, '#other').getAttribute('aria-describedby'), 'other-hint', 'described by the hint');
+  });
+
+  it('selections: the hint says how many, and each option is described by it', async () => {
+    const { card } = await mount(multiple({ minSelections: 1, maxSelections: 2 }), { locale: 'en' });
+    equal(textOf(card, '#hint'), 'Choose 1 to 2', 'hint');
+    for (const input of $$(card, 'input[part~="control"]')) includes(input.getAttribute('aria-describedby'), 'hint', 'described by');
+    const t = await mount(toggle({ minSelections: 2 }));
+    equal(textOf(t.card, '#hint'), '至少选择 2 项', 'toggle hint');
+  });
+
+  it('axe: bounds, hints and placeholders on every mode', async () => {
+    const reqs = [
+      number({ min: 1, max: 10, step: 0.5, placeholder: '1–10' }),
+      date({ min: '2026-01-01', max: '2026-12-31' }),
+      text({ minLength: 2, maxLength: 40, placeholder: '简短描述' }),
+      directory({ maxLength: 60, placeholder: 'out/' }),
+      multiple({ minSelections: 1, maxSelections: 2, allowCustom: true, maxLength: 20, placeholder: '其他' }),
+      toggle({ minSelections: 2 }),
+    ];
+    for (const req of reqs) {
+      const { card } = await mount(req);
+      await checkA11y(card, `${req.mode} with bounds`);
+    }
+  });
+});
+
+describe('§9.1 and the keyboard', () => {
+  const press = (key: string) => sendKeys({ press: key });
+
+  it('number with bounds: type, Enter refuses and focuses the field, fix, Enter sends', async () => {
+    const { card, calls } = await mount(number({ min: 1, max: 5 }), { locale: 'en' });
+    await press('Tab');
+    equal(deepActiveElement(), $(card, '#field'), 'on the field');
+    await sendKeys({ type: '9' });
+    await press('Enter');
+    await settle(card);
+    deepEqual(calls, [], 'nothing sent');
+    equal(textOf(card, '#error-customInput'), 'Must be at most 5', 'message');
+    equal(deepActiveElement(), $(card, '#field'), 'focus on the invalid field');
+    await press('Backspace');
+    await sendKeys({ type: '4' });
+    await press('Enter');
+    await settle(card);
+    deepEqual(calls, [answer([], '4')], 'sent');
+  });
+
+  it('multiple with maxSelections: Space past the bound is refused, Space to fix, submit', async () => {
+    const { card, calls } = await mount(multiple({ maxSelections: 1 }), { locale: 'en' });
+    await press('Tab');
+    await press('Space');
+    await press('Tab');
+    await press('Space');
+    await press('Tab');
+    await press('Tab');
+    equal(deepActiveElement(), $(card, '[part~="submit-button"]'), 'on submit');
+    await press('Enter');
+    await settle(card);
+    deepEqual(calls, [], 'nothing sent');
+    equal(textOf(card, '#error-selections'), 'Choose at most 1', 'message');
+    const focused = deepActiveElement();
+    assert(focused instanceof HTMLInputElement && focused.checked, 'focus on a checked option');
+    await press('Space');
+    await settle(card);
+    equal(has(card, '#error-selections'), false, 'fixed');
+    await press('Tab');
+    await press('Tab');
+    await press('Tab');
+    await press('Enter');
+    await settle(card);
+    equal(calls.length, 1, 'sent');
+  });
+});
