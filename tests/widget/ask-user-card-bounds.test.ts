@@ -122,6 +122,10 @@ describe('§9.1 bounds are checked before sending', () => {
   it('an empty Other box is not held to minLength', async () => {
     const { card, calls } = await mount(single({ allowCustom: true, minLength: 5 }));
     await pick(card, '跳过');
+    await type(card, '#other', 'abc');
+    await submit(card);
+    equal(textOf(card, '#error-customInput'), '至少 5 个字符', 'a typed Other box is held to it');
+    await type(card, '#other', '');
     await submit(card);
     await settle(card);
     deepEqual(calls, [answer(['skip'])]);
@@ -174,18 +178,25 @@ describe('§9.1 bounds on the native controls', () => {
   });
 
   it('axe: bounds, hints and placeholders on every mode', async () => {
-    const reqs = [
-      number({ min: 1, max: 10, step: 0.5, placeholder: '1–10' }),
-      date({ min: '2026-01-01', max: '2026-12-31' }),
-      text({ minLength: 2, maxLength: 40, placeholder: '简短描述' }),
-      directory({ maxLength: 60, placeholder: 'out/' }),
-      multiple({ minSelections: 1, maxSelections: 2, allowCustom: true, maxLength: 20, placeholder: '其他' }),
-      toggle({ minSelections: 2 }),
+    // Each with the element that shows its bounds.
+    const reqs: Array<[AskUserRequest, string]> = [
+      [number({ min: 1, max: 10, step: 0.5, placeholder: '1–10' }), '#field[step="0.5"][placeholder="1–10"]'],
+      [date({ min: '2026-01-01', max: '2026-12-31' }), '#field[min="2026-01-01"]'],
+      [text({ minLength: 2, maxLength: 40, placeholder: '简短描述' }), '#field[minlength="2"][placeholder="简短描述"]'],
+      [directory({ maxLength: 60, placeholder: 'out/' }), '#field[maxlength="60"][placeholder="out/"]'],
+      [multiple({ minSelections: 1, maxSelections: 2, allowCustom: true, maxLength: 20, placeholder: '其他' }), '#other-hint'],
+      [toggle({ minSelections: 2 }), '#hint'],
     ];
-    for (const req of reqs) {
+    for (const [req, shows] of reqs) {
       const { card } = await mount(req);
+      assert(has(card, shows), `${req.mode} shows ${shows}`);
       await checkA11y(card, `${req.mode} with bounds`);
     }
+    const refused = await mount(toggle({ minSelections: 2 }));
+    await pick(refused.card, '跳过');
+    await submit(refused.card);
+    equal(textOf(refused.card, '#error-selections'), '至少选择 2 项', 'refused');
+    await checkA11y(refused.card, 'toggle refused by minSelections');
   });
 });
 

@@ -46,6 +46,7 @@ describe('§9.1 default pre-fills the form', () => {
   it('pre-fills once: a re-render of the same question keeps what the user changed', async () => {
     const { card } = await mount(number({ default: '3' }));
     const field = $<HTMLInputElement>(card, '#field');
+    equal(field.value, '3', 'pre-filled');
     field.value = '8';
     field.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
     card.request = { ...card.request! };
@@ -55,6 +56,7 @@ describe('§9.1 default pre-fills the form', () => {
 
   it('a cancel receipt does not show the default as an answer', async () => {
     const { card, calls } = await mount(single({ default: 'implement' }));
+    deepEqual(checkedIds(card), ['implement'], 'pre-filled');
     await cancel(card);
     await settle(card);
     deepEqual(calls, [{ selections: [], customInput: '', cancelled: true }], 'a cancel');
@@ -78,9 +80,14 @@ describe('§9.1 default pre-fills the form', () => {
   });
 
   it('axe: pre-filled forms', async () => {
-    for (const req of [single({ default: 'safe' }), toggle({ default: ['safe'] }), date({ default: '2026-05-01' })]) {
-      await checkA11y((await mount(req)).card, `${req.mode} pre-filled`);
+    for (const req of [single({ default: 'safe' }), toggle({ default: ['safe'] })]) {
+      const { card } = await mount(req);
+      deepEqual(checkedIds(card), ['safe'], `${req.mode} pre-filled`);
+      await checkA11y(card, `${req.mode} pre-filled`);
     }
+    const { card } = await mount(date({ default: '2026-05-01' }));
+    equal(fieldValue(card), '2026-05-01', 'date pre-filled');
+    await checkA11y(card, 'date pre-filled');
   });
 });
 
@@ -94,17 +101,15 @@ describe('§9.1 placeholder', () => {
       await submit(card);
       deepEqual(calls, [], `${mode}: the placeholder is not an answer`);
     }
+    // Without one, the built-in hints stay.
+    equal($((await mount(text())).card, '#field').getAttribute('placeholder'), '请输入回答', 'text');
+    equal($((await mount(directory())).card, '#field').getAttribute('placeholder'), 'src/components', 'directory');
+    equal($((await mount(number())).card, '#field').hasAttribute('placeholder'), false, 'number');
   });
 
   it('is the hint of the Other box', async () => {
     const { card } = await mount(single({ allowCustom: true, placeholder: '写下你的方案' }));
     equal($(card, '#other').getAttribute('placeholder'), '写下你的方案');
     equal($<HTMLTextAreaElement>(card, '#other').value, '');
-  });
-
-  it('without one, the built-in hints stay', async () => {
-    equal($(((await mount(text())).card), '#field').getAttribute('placeholder'), '请输入回答', 'text');
-    equal($(((await mount(directory())).card), '#field').getAttribute('placeholder'), 'src/components', 'directory');
-    equal($(((await mount(number())).card), '#field').hasAttribute('placeholder'), false, 'number');
   });
 });

@@ -188,15 +188,20 @@ describe('a request with malformed optional fields', () => {
   });
   it('§9.1 fields of the wrong type are dropped: no crash, no bound, no pre-fill, no odd attribute', async () => {
     const bad = { placeholder: 5, default: { id: 'x' }, min: {}, max: [9], step: -1, minLength: 1.5, maxLength: '3', minSelections: -2, maxSelections: null };
-    const { card, calls } = await mountSafely(number(bad as never));
+    // Beside them a well-typed max, which is kept and holds.
+    const { card, calls } = await mountSafely(number({ ...bad, max: 500 } as never));
     const field = $<HTMLInputElement>(card, '#field');
-    deepEqual(['placeholder', 'min', 'max', 'minlength', 'maxlength'].map((a) => field.getAttribute(a)), [null, null, null, null, null], 'attributes');
+    deepEqual(['placeholder', 'min', 'max', 'minlength', 'maxlength'].map((a) => field.getAttribute(a)), [null, null, '500', null, null], 'attributes');
     equal(field.getAttribute('step'), 'any', 'step');
     equal(field.value, '', 'no pre-fill from an object');
+    await type(card, '#field', '1000');
+    await submit(card);
+    await settle(card);
+    deepEqual(calls, [], 'the kept max holds');
     await type(card, '#field', '100');
     await submit(card);
     await settle(card);
-    deepEqual(calls, [{ selections: [], customInput: '100', cancelled: false }], 'no bound held it back');
+    deepEqual(calls, [{ selections: [], customInput: '100', cancelled: false }], 'no dropped bound held it back');
     const choice = await mountSafely(multiple({ ...bad, default: ['safe', 7], allowCustom: true } as never));
     deepEqual($$<HTMLInputElement>(choice.card, 'input[part~="control"]').filter((i) => i.checked).length, 0, 'a default array with a non-string is dropped');
     await assertNoPageErrors(card);
