@@ -35,7 +35,8 @@ async function widgetBundles(): Promise<{ module: Rolldown.OutputChunk[]; standa
   });
   const module = chunksOf(await builder.build(builder.environments.module!));
   const standalone = chunksOf(await builder.build(builder.environments.standalone!));
-  if (standalone.length !== 1) throw new Error(`the standalone bundle must be one file, got ${standalone.map((c) => c.fileName).join(', ')}`);
+  if (standalone.length !== 1)
+    throw new Error(`the standalone bundle must be one file, got ${standalone.map((c) => c.fileName).join(', ')}`);
   return { module, standalone };
 }
 
@@ -88,17 +89,30 @@ const minifiedGzip = (code: string) => {
   const { code: min } = minifySync('module.js', code, { module: true, compress: false, mangle: { toplevel: true } });
   return gzip(min);
 };
-for (const [label, chunks] of [['ES module', bundles.module], ['standalone', bundles.standalone]] as const) {
+for (const [label, chunks] of [
+  ['ES module', bundles.module],
+  ['standalone', bundles.standalone],
+] as const) {
   const modules = chunks
     .flatMap((chunk) => Object.entries(chunk.modules).map(([id, m]) => ({ chunk: chunk.fileName, id, m })))
     .filter(({ m }) => m.renderedLength > 0)
     .map(({ chunk, id, m }) => ({
-      module: id.replace(root, '').replace(/^\0/, '').replace(/^.*node_modules\//, ''),
+      module: id
+        .replace(root, '')
+        .replace(/^\0/, '')
+        .replace(/^.*node_modules\//, ''),
       chunk,
       rendered: m.renderedLength,
       gzip: minifiedGzip(m.code ?? ''),
     }))
     .sort((a, b) => b.gzip - a.gzip);
   console.log(`\n${label}: per source module, minified and gzipped alone`);
-  console.table(modules.map(({ module, chunk, rendered, gzip: g }) => ({ module, chunk, 'rendered, pre-minify': kb(rendered), 'min+gzip alone': kb(g) })));
+  console.table(
+    modules.map(({ module, chunk, rendered, gzip: g }) => ({
+      module,
+      chunk,
+      'rendered, pre-minify': kb(rendered),
+      'min+gzip alone': kb(g),
+    })),
+  );
 }

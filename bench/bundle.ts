@@ -24,7 +24,12 @@ function tableRows(text: string): string[][] {
   return text
     .split('\n')
     .filter((line) => line.startsWith('│'))
-    .map((line) => line.split('│').slice(1, -1).map((cell) => cell.trim().replace(/^'(.*)'$/, '$1')));
+    .map((line) =>
+      line
+        .split('│')
+        .slice(1, -1)
+        .map((cell) => cell.trim().replace(/^'(.*)'$/, '$1')),
+    );
 }
 
 const rowsOut = tableRows(out);
@@ -67,9 +72,7 @@ writePart({
   rows: [
     row('`ask-user-kit.standalone.js` (lit inside)', sizes.standalone, GOALS.standalone),
     row('`ask-user-kit.js` ES module entry (lit external)', sizes.module, GOALS.module),
-    ...(lazy > 0
-      ? [{ ...row('ES module entry + its lazy chunks', sizes.module + lazy, GOALS.module), target: '—', met: undefined }]
-      : []),
+    ...(lazy > 0 ? [{ ...row('ES module entry + its lazy chunks', sizes.module + lazy, GOALS.module), target: '—', met: undefined }] : []),
   ],
   detail: sizes,
 });

@@ -7,7 +7,14 @@
  * or `node --import tsx bench/continue-breakdown.ts`.
  */
 import { performance } from 'node:perf_hooks';
-import { checkAnswer, continueBodySchema, createAskUserKit, formatEvent, type AskUserKit, type InteractionRecord } from '../plugin/index.js';
+import {
+  checkAnswer,
+  continueBodySchema,
+  createAskUserKit,
+  formatEvent,
+  type AskUserKit,
+  type InteractionRecord,
+} from '../plugin/index.js';
 import { recordEntry } from '../plugin/audit.js';
 import { answerToolResultText } from '../plugin/contract/tool-result.js';
 import { frameSink } from '../plugin/sse-format.js';
@@ -69,25 +76,51 @@ row('checkAnswer (answer fits the form)', await timed(() => checkAnswer(sample.f
 row('store.get (memory: read + JSON decode of the record)', await timed((n) => kit.store.get(main[n]!.requestId)));
 row('audit recordEntry + JSON line', await timed(() => audit.audit(recordEntry('answered', sample, Date.now(), { answer }))));
 row('answerToolResultText', await timed(() => answerToolResultText(answer)));
-row('formatEvent × 3 (the three frames)', await timed(() => {
-  formatEvent('interaction_resolved', { requestId: sample.requestId, toolCallId: sample.toolCallId, status: 'answered', at: new Date().toISOString(), selections: ['safe'], customInputLength: 0 });
-  formatEvent('tool_result', { toolCallId: sample.toolCallId, name: 'ask_user', content: answerToolResultText(answer), isError: false });
-  formatEvent('done', { reason: 'completed' });
-}));
-row('frameSink open + 3 sends + end (transport dropped)', await timed(() => {
-  const sink = frameSink({ open: true, write() {}, end() {} }, { heartbeatMs: 0 });
-  sink.send('interaction_resolved', { requestId: sample.requestId, toolCallId: sample.toolCallId, status: 'answered', at: new Date().toISOString(), selections: ['safe'], customInputLength: 0 });
-  sink.send('tool_result', { toolCallId: sample.toolCallId, name: 'ask_user', content: '{}', isError: false });
-  sink.send('done', { reason: 'completed' });
-}));
-row('store.claim (memory: read, decode, encode, swap)', await timed(
-  (n) => kit.store.claim(main[n]!.requestId, { status: 'answered', at: Date.now(), answer }),
-  (n) => kit.store.claim(warm[n]!.requestId, { status: 'answered', at: Date.now(), answer }),
-));
-row('store.markToolResultWritten (read, decode, encode, swap)', await timed(
-  (n) => kit.store.markToolResultWritten(main[n]!.requestId),
-  (n) => kit.store.markToolResultWritten(warm[n]!.requestId),
-));
+row(
+  'formatEvent × 3 (the three frames)',
+  await timed(() => {
+    formatEvent('interaction_resolved', {
+      requestId: sample.requestId,
+      toolCallId: sample.toolCallId,
+      status: 'answered',
+      at: new Date().toISOString(),
+      selections: ['safe'],
+      customInputLength: 0,
+    });
+    formatEvent('tool_result', { toolCallId: sample.toolCallId, name: 'ask_user', content: answerToolResultText(answer), isError: false });
+    formatEvent('done', { reason: 'completed' });
+  }),
+);
+row(
+  'frameSink open + 3 sends + end (transport dropped)',
+  await timed(() => {
+    const sink = frameSink({ open: true, write() {}, end() {} }, { heartbeatMs: 0 });
+    sink.send('interaction_resolved', {
+      requestId: sample.requestId,
+      toolCallId: sample.toolCallId,
+      status: 'answered',
+      at: new Date().toISOString(),
+      selections: ['safe'],
+      customInputLength: 0,
+    });
+    sink.send('tool_result', { toolCallId: sample.toolCallId, name: 'ask_user', content: '{}', isError: false });
+    sink.send('done', { reason: 'completed' });
+  }),
+);
+row(
+  'store.claim (memory: read, decode, encode, swap)',
+  await timed(
+    (n) => kit.store.claim(main[n]!.requestId, { status: 'answered', at: Date.now(), answer }),
+    (n) => kit.store.claim(warm[n]!.requestId, { status: 'answered', at: Date.now(), answer }),
+  ),
+);
+row(
+  'store.markToolResultWritten (read, decode, encode, swap)',
+  await timed(
+    (n) => kit.store.markToolResultWritten(main[n]!.requestId),
+    (n) => kit.store.markToolResultWritten(warm[n]!.requestId),
+  ),
+);
 
 // The whole route without HTTP, on fresh questions.
 const routeKit = newKit();
@@ -110,7 +143,13 @@ const route = async (r: InteractionRecord) => {
   const result = await serve(request(r), undefined, openSse);
   if (result !== 'streamed') throw new Error(`continue refused: ${JSON.stringify(result)}`);
 };
-row('whole route, no HTTP (instant host)', await timed((n) => route(routeMain[n]!), (n) => route(routeWarm[n]!)));
+row(
+  'whole route, no HTTP (instant host)',
+  await timed(
+    (n) => route(routeMain[n]!),
+    (n) => route(routeWarm[n]!),
+  ),
+);
 
 await kit.close();
 await routeKit.close();

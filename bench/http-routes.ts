@@ -267,12 +267,21 @@ function routesOf(server: Server, url: string): Route[] {
         // A one-second warm-up underestimates the steady rate; 2.5× of it, at least 8,000/s, rarely runs out.
         const ids = await server.prepare(prefix, Math.ceil(Math.max((rate.get(c) ?? 0) * 2.5, 8000) * seconds));
         const s = await profiled(server, label, () => load(url, c, seconds, continueRequests(prefix, ids), ids.length));
-        if (s.sent >= ids.length) console.warn(`continue at ${c} connections used all ${ids.length} prepared questions before ${seconds} s; its rate is over ${s.seconds.toFixed(1)} s`);
+        if (s.sent >= ids.length)
+          console.warn(
+            `continue at ${c} connections used all ${ids.length} prepared questions before ${seconds} s; its rate is over ${s.seconds.toFixed(1)} s`,
+          );
         return s;
       },
     };
   };
-  return [plain('bare', bareJson), plain('pending', pending), plain('bareSse', bareSse), plain('bareSseSplit', bareSseSplit), continueRoute()];
+  return [
+    plain('bare', bareJson),
+    plain('pending', pending),
+    plain('bareSse', bareSse),
+    plain('bareSseSplit', bareSseSplit),
+    continueRoute(),
+  ];
 }
 
 type Stats = Extract<ChildMessage, { type: 'stats' }>;
@@ -296,7 +305,9 @@ for (const framework of frameworks) {
     for (let round = 0; round < ROUNDS; round++) {
       for (const route of routes) {
         const from = performance.now() - started;
-        slices.get(route.key)!.push(await route.slice(c, SECONDS / ROUNDS + SETTLE_MS / 1000, `${framework}-${route.key}-${c}-${round + 1}`));
+        slices
+          .get(route.key)!
+          .push(await route.slice(c, SECONDS / ROUNDS + SETTLE_MS / 1000, `${framework}-${route.key}-${c}-${round + 1}`));
         phases.push(`${framework} ${route.key}@${c} ${(from / 1000).toFixed(1)}–${((performance.now() - started) / 1000).toFixed(1)} s`);
       }
     }
@@ -349,7 +360,16 @@ for (const framework of frameworks) {
         ratio: ratio(pendingRatio),
         target: `≥ ${TARGETS.pending}×`,
         met: pendingRatio >= TARGETS.pending && clean(p),
-        raw: { connections: c, rps: p.rps, p99Ms: p.latency.p99, bareRps: b.rps, bareP99Ms: b.latency.p99, ratio: pendingRatio, non2xx: p.other, errors: p.errors },
+        raw: {
+          connections: c,
+          rps: p.rps,
+          p99Ms: p.latency.p99,
+          bareRps: b.rps,
+          bareP99Ms: b.latency.p99,
+          ratio: pendingRatio,
+          non2xx: p.other,
+          errors: p.errors,
+        },
       });
     }
     const k = measured.continue?.[c];
@@ -363,7 +383,17 @@ for (const framework of frameworks) {
         ratio: ratio(continueRatio),
         target: `≥ ${TARGETS.continue}×, p99 ≤ ${TARGETS.continueP99Ms} ms`,
         met: continueRatio >= TARGETS.continue && k.latency.p99 <= TARGETS.continueP99Ms && clean(k),
-        raw: { connections: c, rps: k.rps, p50Ms: k.latency.p50, p99Ms: k.latency.p99, bareSseRps: s.rps, bareSseP99Ms: s.latency.p99, ratio: continueRatio, non2xx: k.other, errors: k.errors },
+        raw: {
+          connections: c,
+          rps: k.rps,
+          p50Ms: k.latency.p50,
+          p99Ms: k.latency.p99,
+          bareSseRps: s.rps,
+          bareSseP99Ms: s.latency.p99,
+          ratio: continueRatio,
+          non2xx: k.other,
+          errors: k.errors,
+        },
       });
     }
     const split = measured.bareSseSplit?.[c];
@@ -384,8 +414,12 @@ for (const framework of frameworks) {
 if (process.argv.includes('--phases')) {
   console.log(`phases (parent clock): ${phases.join('; ')}`);
   for (const [framework, stats] of Object.entries(serverStats)) {
-    console.log(`${framework} long GCs (child clock): ${stats.longGcs.map((g) => `${(g.atMs / 1000).toFixed(1)}s ${g.ms}ms k${g.kind}`).join(', ')}`);
-    console.log(`${framework} stalls (child clock, end of stall): ${stats.stalls.map((g) => `${(g.atMs / 1000).toFixed(1)}s ${g.ms}ms`).join(', ')}`);
+    console.log(
+      `${framework} long GCs (child clock): ${stats.longGcs.map((g) => `${(g.atMs / 1000).toFixed(1)}s ${g.ms}ms k${g.kind}`).join(', ')}`,
+    );
+    console.log(
+      `${framework} stalls (child clock, end of stall): ${stats.stalls.map((g) => `${(g.atMs / 1000).toFixed(1)}s ${g.ms}ms`).join(', ')}`,
+    );
   }
 }
 for (const [framework, stats] of Object.entries(serverStats)) {

@@ -30,16 +30,23 @@ import { expressRoutes } from '../plugin/adapters/express.js';
 import { honoRoutes } from '../plugin/adapters/hono.js';
 import { FRAMEWORKS, type Framework } from './lib/frameworks.js';
 
-
 export type ParentMessage =
   | { type: 'prepare'; prefix: string; count: number }
   | { type: 'stats' }
   /** Start, or stop and write to `file`, a V8 CPU profile of this process. */
-  | { type: 'profile'; action: 'start' } | { type: 'profile'; action: 'stop'; file: string };
+  | { type: 'profile'; action: 'start' }
+  | { type: 'profile'; action: 'stop'; file: string };
 export type ChildMessage =
   | { type: 'ready'; port: number; framework: Framework }
   | { type: 'prepared'; prefix: string; requestIds: string[] }
-  | { type: 'stats'; resumed: number; rssBytes: number; heapUsedBytes: number; stalls: Array<{ atMs: number; ms: number }>; longGcs: Array<{ atMs: number; ms: number; kind: number }> }
+  | {
+      type: 'stats';
+      resumed: number;
+      rssBytes: number;
+      heapUsedBytes: number;
+      stalls: Array<{ atMs: number; ms: number }>;
+      longGcs: Array<{ atMs: number; ms: number; kind: number }>;
+    }
   | { type: 'profiled'; action: 'start' | 'stop' };
 
 const framework = (process.argv[2] ?? 'koa') as Framework;
@@ -56,8 +63,20 @@ const kit: AskUserKit = createAskUserKit({
 const sample = await ask('sample', 0);
 const PENDING_BODY = { pending: { ...userInputRequiredOf(sample), status: 'pending', resumable: true } };
 const SSE_FRAME_LIST = [
-  formatEvent('interaction_resolved', { requestId: sample.requestId, toolCallId: sample.toolCallId, status: 'answered', at: new Date().toISOString(), selections: ['safe'], customInputLength: 0 }),
-  formatEvent('tool_result', { toolCallId: sample.toolCallId, name: 'ask_user', content: '{"selections":["safe"],"customInput":"","cancelled":false}', isError: false }),
+  formatEvent('interaction_resolved', {
+    requestId: sample.requestId,
+    toolCallId: sample.toolCallId,
+    status: 'answered',
+    at: new Date().toISOString(),
+    selections: ['safe'],
+    customInputLength: 0,
+  }),
+  formatEvent('tool_result', {
+    toolCallId: sample.toolCallId,
+    name: 'ask_user',
+    content: '{"selections":["safe"],"customInput":"","cancelled":false}',
+    isError: false,
+  }),
   formatEvent('done', { reason: 'completed' }),
 ];
 const SSE_FRAMES = SSE_FRAME_LIST.join('');
@@ -165,7 +184,12 @@ let tick = performance.now();
 const longGcs: Array<{ atMs: number; ms: number; kind: number }> = [];
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
-    if (e.duration > 20) longGcs.push({ atMs: Math.round(e.startTime - bootedAt), ms: Math.round(e.duration), kind: ((e as { detail?: { kind?: number } }).detail?.kind ?? 0) });
+    if (e.duration > 20)
+      longGcs.push({
+        atMs: Math.round(e.startTime - bootedAt),
+        ms: Math.round(e.duration),
+        kind: (e as { detail?: { kind?: number } }).detail?.kind ?? 0,
+      });
   }
 }).observe({ entryTypes: ['gc'] });
 setInterval(() => {

@@ -31,7 +31,15 @@ const form = parseAskUserArguments(QUESTION_ARGUMENTS);
 if (!form.ok) throw new Error('the bench question does not parse');
 const record = (n: number, store = 's'): InteractionRecord => {
   const createdAt = Date.now();
-  return { requestId: newRequestId(), toolCallId: `call_${n}`, sessionId: `${store}-${n}`, form: form.form as AskUserForm, createdAt, expiresAt: createdAt + 1_800_000, status: 'pending' };
+  return {
+    requestId: newRequestId(),
+    toolCallId: `call_${n}`,
+    sessionId: `${store}-${n}`,
+    form: form.form as AskUserForm,
+    createdAt,
+    expiresAt: createdAt + 1_800_000,
+    status: 'pending',
+  };
 };
 const sample = record(0);
 const audit = discardingAudit();

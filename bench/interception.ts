@@ -158,6 +158,8 @@ writePart({
       raw: { interceptP99Ms: i.p99, bareP99Ms: b.p99, ratio: p99Ratio },
     },
   ],
-  notes: [`${SAMPLES} samples each after ${WARMUP} warm-up, interleaved on one connection; frame ${frameBytes.intercepted} B vs ${frameBytes.bare} B`],
+  notes: [
+    `${SAMPLES} samples each after ${WARMUP} warm-up, interleaved on one connection; frame ${frameBytes.intercepted} B vs ${frameBytes.bare} B`,
+  ],
   detail: { samples: SAMPLES, warmup: WARMUP, frameBytes, intercepted: i, bare: b, interceptCall: c },
 });

@@ -85,7 +85,19 @@ export interface DemoCore<Ctx> {
 
 /** `tokenOf` reads (or sets) the browser cookie from the framework's request context. */
 export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx: Ctx) => string): Promise<DemoCore<Ctx>> {
-  const { store, client, model, server = 'koa', hostMode = 'persistent', ttlMs, locale = 'zh', maxRounds = 8, tools = demoTools, heartbeatMs, system = DEMO_SYSTEM_PROMPT } = options;
+  const {
+    store,
+    client,
+    model,
+    server = 'koa',
+    hostMode = 'persistent',
+    ttlMs,
+    locale = 'zh',
+    maxRounds = 8,
+    tools = demoTools,
+    heartbeatMs,
+    system = DEMO_SYSTEM_PROMPT,
+  } = options;
   const trace = options.trace ? new TraceBook() : undefined;
   const audit = options.audit ?? consoleAuditLogger();
   const logger = recordClosings(store, trace ? trace.auditLogger(audit) : audit);
@@ -137,9 +149,16 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
       if (!sessionId.success) return reply(invalid('sessionId: required as a query parameter', 'sessionId'));
       if (!(await owns(token, sessionId.data))) return reply(forbidden());
       if (path === '/api/session') {
-        return { status: 200, body: sessionView(sessionId.data, await loop.getRun(sessionId.data), await closingsOf(store, sessionId.data)) };
+        return {
+          status: 200,
+          body: sessionView(sessionId.data, await loop.getRun(sessionId.data), await closingsOf(store, sessionId.data)),
+        };
       }
-      if (!trace) return { status: 404, body: { error: { code: 'not_found', message: 'The developer trace is off; start the demo with ASK_USER_TRACE=1 to keep it.' } } };
+      if (!trace)
+        return {
+          status: 404,
+          body: { error: { code: 'not_found', message: 'The developer trace is off; start the demo with ASK_USER_TRACE=1 to keep it.' } },
+        };
       return { status: 200, body: { sessionId: sessionId.data, lines: trace.get(sessionId.data) } };
     },
     health: () => ({ status: 200, body: { ok: true, store: store.kind, model, hostMode, trace: trace !== undefined, server } }),

@@ -58,8 +58,13 @@ async function main() {
   });
   const { port } = server.address() as AddressInfo;
   const label = target.kind === 'redis' ? target.label : config.storeUrl;
-  console.log(`model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; server: ${config.server}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`);
-  if (report.checked) console.log(`startup sweep: ${report.checked} paused run(s) checked, ${report.rolledForward} rolled forward, ${report.expired} expired, ${report.resumed} continued`);
+  console.log(
+    `model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; server: ${config.server}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`,
+  );
+  if (report.checked)
+    console.log(
+      `startup sweep: ${report.checked} paused run(s) checked, ${report.rolledForward} rolled forward, ${report.expired} expired, ${report.resumed} continued`,
+    );
   console.log(`ask-user-kit demo listening on http://${config.host}:${port}`);
 
   let stopping = false;

@@ -16,7 +16,13 @@ export const sentToken = (value: string | undefined): string | undefined => (val
 export const newToken = (): string => randomBytes(32).toString('base64url');
 
 /** Lax: a link from elsewhere still opens the visitor's own sessions; cross-site POSTs carry no cookie. */
-export const ownerCookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: 'lax' as const, secure, path: '/', maxAgeSeconds: 365 * 24 * 3600 });
+export const ownerCookieOptions = (secure: boolean) => ({
+  httpOnly: true,
+  sameSite: 'lax' as const,
+  secure,
+  path: '/',
+  maxAgeSeconds: 365 * 24 * 3600,
+});
 
 const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 
@@ -41,7 +47,10 @@ export async function ownsSession(store: PendingStore, token: string, sessionId:
  * The caller's token for one request: the cookie it sent, or a new one set on its response. Kept per
  * request, so the chat route and the routes' authorize see the same new browser.
  */
-export function requestToken<Ctx extends object>(read: (ctx: Ctx) => string | undefined, set: (ctx: Ctx, token: string) => void): (ctx: Ctx) => string {
+export function requestToken<Ctx extends object>(
+  read: (ctx: Ctx) => string | undefined,
+  set: (ctx: Ctx, token: string) => void,
+): (ctx: Ctx) => string {
   const seen = new WeakMap<Ctx, string>();
   return (ctx) => {
     let token = seen.get(ctx) ?? sentToken(read(ctx));

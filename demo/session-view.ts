@@ -69,7 +69,9 @@ export function sessionView(sessionId: string, run: RunState | undefined, closin
   for (const m of run.messages) {
     if (m.role === 'user') items.push({ role: 'user', text: text(m.content) });
     else if (m.role === 'assistant') {
-      const calls = (m.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+      const calls = (m.tool_calls ?? []).flatMap((c) =>
+        c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+      );
       items.push({ role: 'assistant', text: text(m.content), ...(calls.length ? { toolCalls: calls } : {}) });
     } else if (m.role === 'tool') {
       const at = closings[m.tool_call_id];

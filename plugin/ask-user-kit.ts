@@ -123,20 +123,24 @@ export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options
     sseTimers,
   } = options;
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
-  if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0) throw new TypeError(`heartbeatMs must be 0 (off) or a positive number of milliseconds, got ${heartbeatMs}`);
+  if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0)
+    throw new TypeError(`heartbeatMs must be 0 (off) or a positive number of milliseconds, got ${heartbeatMs}`);
   if (prefix !== '' && !prefix.startsWith('/')) throw new TypeError(`prefix must be '' or start with '/', got ${JSON.stringify(prefix)}`);
 
   const ownsStore = typeof storeOption === 'string';
   const store = typeof storeOption === 'string' ? lazyStore(storeOption, { now, ...storeOptions }) : storeOption;
-  if (options.runtime && options.host) throw new TypeError('give createAskUserKit a `runtime` or a `host`, not both: the runtime is the host');
-  const inProcess: InProcessHost | undefined = options.host || options.runtime ? undefined : createInProcessHost({ store, onError: (e) => onError(e) });
+  if (options.runtime && options.host)
+    throw new TypeError('give createAskUserKit a `runtime` or a `host`, not both: the runtime is the host');
+  const inProcess: InProcessHost | undefined =
+    options.host || options.runtime ? undefined : createInProcessHost({ store, onError: (e) => onError(e) });
   // The runtime is built below from the coordinator, which calls it back as its host: bound once, here.
   let runtime: R | undefined;
-  const host: RunHost = options.host ?? inProcess ?? {
-    isResumable: (record) => runtime!.isResumable(record),
-    resume: (context) => runtime!.resume(context),
-    closed: (context) => runtime!.closed(context),
-  };
+  const host: RunHost = options.host ??
+    inProcess ?? {
+      isResumable: (record) => runtime!.isResumable(record),
+      resume: (context) => runtime!.resume(context),
+      closed: (context) => runtime!.closed(context),
+    };
   const audit = safeAuditLogger(logger, (e) => onError(e));
   const coordinator = createCoordinator({ store, host, audit, ttlMs, now, expiryTimers, onError: (e) => onError(e) });
   const auditRecovered = (record: InteractionRecord) => {
@@ -172,7 +176,9 @@ export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options
     runtime,
     waitForAnswer(requestId, signal) {
       if (!inProcess) {
-        return Promise.reject(new TypeError('waitForAnswer needs the in-process host; this kit was given its own `host`, which resumes runs itself'));
+        return Promise.reject(
+          new TypeError('waitForAnswer needs the in-process host; this kit was given its own `host`, which resumes runs itself'),
+        );
       }
       return inProcess.waitForAnswer(requestId, signal);
     },

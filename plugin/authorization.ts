@@ -30,7 +30,9 @@ export function requireAuthorize<Ctx>(authorize: Authorize<Ctx> | undefined, war
     );
   }
   if (isAllowAnyCaller(authorize)) {
-    warn('[ask-user-kit] authorize: allowAnyCaller — every caller may read and answer every session\'s questions. Use it only for tests and local demos.');
+    warn(
+      "[ask-user-kit] authorize: allowAnyCaller — every caller may read and answer every session's questions. Use it only for tests and local demos.",
+    );
   }
   return authorize;
 }

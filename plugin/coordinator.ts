@@ -64,7 +64,6 @@ export interface CoordinatorOptions {
   newId?: () => string;
 }
 
-
 /** The `user_input_required` data of a record (docs/protocol.md §3). */
 export function userInputRequiredOf(record: InteractionRecord): UserInputRequired {
   const { form } = record;
@@ -96,7 +95,10 @@ export function parseAskUserArguments(raw: string | Record<string, unknown>): Pa
       value = JSON.parse(raw);
     } catch (err) {
       // The parser's message quotes the arguments, which may carry the user's words into the audit line.
-      return { ok: false, problems: [`arguments are not valid JSON (${(err as Error).name}); send one JSON object with double-quoted keys and strings`] };
+      return {
+        ok: false,
+        problems: [`arguments are not valid JSON (${(err as Error).name}); send one JSON object with double-quoted keys and strings`],
+      };
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -186,7 +188,9 @@ export function createCoordinator(options: CoordinatorOptions) {
   ): Promise<InterceptResult<C>> {
     // A card whose session id the continue route would refuse could never be answered: fail loudly here.
     if (!sessionIdSchema.safeParse(sessionId).success) {
-      throw new TypeError(`intercept needs a sessionId of 1-128 printable ASCII characters without spaces, got ${JSON.stringify(sessionId)}`);
+      throw new TypeError(
+        `intercept needs a sessionId of 1-128 printable ASCII characters without spaces, got ${JSON.stringify(sessionId)}`,
+      );
     }
     const ordinaryCalls = toolCalls.filter((c) => c.function?.name !== ASK_USER_TOOL_NAME);
     const errorResults: ErrorToolResult[] = [];
@@ -196,11 +200,35 @@ export function createCoordinator(options: CoordinatorOptions) {
       if (call.function?.name !== ASK_USER_TOOL_NAME) continue;
       const parsed = parseAskUserArguments(call.function.arguments);
       if (!parsed.ok) {
-        audit.audit({ event: 'rejected', at: new Date(now()).toISOString(), sessionId, toolCallId: call.id, reason: 'invalid_arguments', detail: parsed.problems.join('; ') });
-        errorResults.push(refusal(call.id, `ask_user was not shown to the user because its arguments are invalid: ${parsed.problems.join('; ')}. Fix the arguments and call ask_user again.`));
+        audit.audit({
+          event: 'rejected',
+          at: new Date(now()).toISOString(),
+          sessionId,
+          toolCallId: call.id,
+          reason: 'invalid_arguments',
+          detail: parsed.problems.join('; '),
+        });
+        errorResults.push(
+          refusal(
+            call.id,
+            `ask_user was not shown to the user because its arguments are invalid: ${parsed.problems.join('; ')}. Fix the arguments and call ask_user again.`,
+          ),
+        );
       } else if (asked) {
-        audit.audit({ event: 'rejected', at: new Date(now()).toISOString(), sessionId, toolCallId: call.id, mode: parsed.form.mode, reason: 'one_question_at_a_time' });
-        errorResults.push(refusal(call.id, `ask_user was not shown to the user: ask one question at a time. The question of tool call ${asked.call.id} is waiting for the user's answer; ask this one after it, if it is still needed.`));
+        audit.audit({
+          event: 'rejected',
+          at: new Date(now()).toISOString(),
+          sessionId,
+          toolCallId: call.id,
+          mode: parsed.form.mode,
+          reason: 'one_question_at_a_time',
+        });
+        errorResults.push(
+          refusal(
+            call.id,
+            `ask_user was not shown to the user: ask one question at a time. The question of tool call ${asked.call.id} is waiting for the user's answer; ask this one after it, if it is still needed.`,
+          ),
+        );
       } else {
         asked = { call, form: parsed.form };
       }

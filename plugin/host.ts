@@ -45,4 +45,3 @@ export interface RunHost {
   /** An interaction was closed as `expired` or `superseded`: write its ToolResult and end the paused run. */
   closed(ctx: ClosedContext): Promise<void>;
 }
-

@@ -111,7 +111,9 @@ export function createInProcessHost(options: InProcessHostOptions = {}): InProce
 
     waitForAnswer(requestId, signal) {
       if (waiters.has(requestId)) {
-        return Promise.reject(new InProcessHostError('already_waiting', `a run is already waiting for ${requestId}; wait once per interaction`));
+        return Promise.reject(
+          new InProcessHostError('already_waiting', `a run is already waiting for ${requestId}; wait once per interaction`),
+        );
       }
       if (signal?.aborted) return Promise.reject(new InProcessHostError('aborted', 'the wait was aborted before it began'));
       return new Promise<InProcessAnswer>((resolve, reject) => {

@@ -4,7 +4,14 @@
  * adapters are their own entries (`/koa`, `/express`, `/hono`, `/fetch`), the agent loop is `/loop`.
  * Anything not exported here is internal and may change.
  */
-export { createAskUserKit, DEFAULT_HEARTBEAT_MS, DEFAULT_TTL_MS, type AskUserKit, type AskUserKitOptions, type ServeRoutes } from './ask-user-kit.js';
+export {
+  createAskUserKit,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_TTL_MS,
+  type AskUserKit,
+  type AskUserKitOptions,
+  type ServeRoutes,
+} from './ask-user-kit.js';
 export { allowAnyCaller, type Authorize } from './authorization.js';
 export type { InterceptContext, InterceptResult, ErrorToolResult, ToolCallLike, CloseStatus } from './coordinator.js';
 export type { ClosedContext, ResumeContext, RunHost, SseSink } from './host.js';
@@ -13,7 +20,15 @@ export type { InProcessAnswer } from './in-process-host.js';
 export type { RouteRequest, RouteResult, JsonReply } from './routes.js';
 export { crossSiteReason, type SameOriginOptions } from './same-origin.js';
 export { formatEvent, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-format.js';
-export { consoleAuditLogger, memoryAuditLogger, AUDIT_EVENTS, type AuditEntry, type AuditEvent, type AuditLogger, type AuditReason } from './audit.js';
+export {
+  consoleAuditLogger,
+  memoryAuditLogger,
+  AUDIT_EVENTS,
+  type AuditEntry,
+  type AuditEvent,
+  type AuditLogger,
+  type AuditReason,
+} from './audit.js';
 export { AskUserError, isAskUserError, type Receipt } from './errors.js';
 export { openStore, StoreError, type StoreErrorCode } from './store/index.js';
 export {

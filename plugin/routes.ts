@@ -88,7 +88,9 @@ const isStoreDown = (err: unknown) =>
 /** Anything the store threw that means "unreachable" becomes the contract's 503. */
 function storeError(err: unknown): never {
   if (isStoreDown(err)) {
-    throw new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.', { cause: err });
+    throw new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.', {
+      cause: err,
+    });
   }
   throw err;
 }
@@ -102,8 +104,6 @@ function safeAnswerMessage(problem: AnswerProblem, message: string): string {
   if (problem === 'duplicate_selection') return 'An option id is selected more than once; send each id once.';
   return message;
 }
-
-
 
 /** What a `rejected` audit entry says about the request, beyond event, time and reason. */
 type AuditContext = Omit<AuditEntry, 'event' | 'at' | 'reason'>;
@@ -182,8 +182,11 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
       await checkAuthorized(io, body.sessionId);
 
       const record = await store.get(body.requestId).catch(storeError);
-      if (!record) throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
-      const answer: Answer = body.cancelled ? CANCEL_ANSWER : { selections: body.selections, customInput: body.customInput, cancelled: false };
+      if (!record)
+        throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
+      const answer: Answer = body.cancelled
+        ? CANCEL_ANSWER
+        : { selections: body.selections, customInput: body.customInput, cancelled: false };
       known = () => auditContext(record, body.sessionId, answer);
       if (record.sessionId !== body.sessionId) {
         throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
@@ -200,7 +203,10 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
         const fresh = await store.get(record.requestId).catch(storeError);
         if (fresh?.resolution) throw closedError(fresh);
         if (fresh && isPastExpiry(fresh, now())) throw expiredError();
-        throw new AskUserError('not_resumable', 'The paused run cannot be continued by this server (it was restarted); start the task again.');
+        throw new AskUserError(
+          'not_resumable',
+          'The paused run cannot be continued by this server (it was restarted); start the task again.',
+        );
       }
       if (!body.cancelled) {
         const check = checkAnswer(record.form, body);
@@ -211,7 +217,8 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
       const status = body.cancelled ? 'cancelled' : 'answered';
       const outcome = await store.claim(record.requestId, { status, at, answer }).catch(storeError);
       if (!outcome.ok) {
-        if (outcome.reason === 'not_found') throw new AskUserError('not_found', 'No interaction has this requestId.', { field: 'requestId' });
+        if (outcome.reason === 'not_found')
+          throw new AskUserError('not_found', 'No interaction has this requestId.', { field: 'requestId' });
         if (outcome.reason === 'expired') {
           await collectExpired(outcome.record).catch(storeError);
           throw expiredError();
@@ -236,7 +243,10 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
       } catch (err) {
         // The answer is recorded; the run failed after it. Say so on the stream, log the cause server-side.
         onError(err);
-        sse.send('error', { code: isStoreDown(err) ? 'store_unavailable' : 'internal_error', message: 'The run could not continue after your answer was recorded.' });
+        sse.send('error', {
+          code: isStoreDown(err) ? 'store_unavailable' : 'internal_error',
+          message: 'The run could not continue after your answer was recorded.',
+        });
         sse.send('done', { reason: 'error' });
       } finally {
         sse.end();
@@ -244,7 +254,11 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
       return 'streamed';
     } catch (err) {
       if (err instanceof AskUserError) return refusal(err, known);
-      if (isStoreDown(err)) return refusal(new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.'), known);
+      if (isStoreDown(err))
+        return refusal(
+          new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.'),
+          known,
+        );
       throw err;
     }
   }
@@ -256,7 +270,11 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
       const raw = req.query('sessionId');
       const parsed = sessionIdSchema.safeParse(raw);
       if (!parsed.success) {
-        throw new AskUserError('invalid_request', raw === undefined ? 'sessionId: required as a query parameter' : `sessionId: ${parsed.error.issues[0]!.message}`, { field: 'sessionId' });
+        throw new AskUserError(
+          'invalid_request',
+          raw === undefined ? 'sessionId: required as a query parameter' : `sessionId: ${parsed.error.issues[0]!.message}`,
+          { field: 'sessionId' },
+        );
       }
       const sessionId = parsed.data;
       known = { sessionId };
@@ -274,7 +292,8 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
       return { status: 200, headers: NO_STORE, body: { pending } };
     } catch (err) {
       if (err instanceof AskUserError) return refusal(err, known, NO_STORE);
-      if (isStoreDown(err)) return refusal(new AskUserError('store_unavailable', 'The interaction store is unreachable; retry shortly.'), known, NO_STORE);
+      if (isStoreDown(err))
+        return refusal(new AskUserError('store_unavailable', 'The interaction store is unreachable; retry shortly.'), known, NO_STORE);
       throw err;
     }
   }
@@ -287,7 +306,8 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
 
   return async function askUserRoutes(req, io) {
     if (req.path === continuePath) return req.method === 'POST' ? continueInteraction(req, io) : methodNotAllowed('POST');
-    if (req.path === pendingPath) return req.method === 'GET' || req.method === 'HEAD' ? pendingInteraction(req, io) : methodNotAllowed('GET, HEAD');
+    if (req.path === pendingPath)
+      return req.method === 'GET' || req.method === 'HEAD' ? pendingInteraction(req, io) : methodNotAllowed('GET, HEAD');
     return undefined;
   };
 }

@@ -24,4 +24,3 @@ export interface RuntimeCore {
  * and its runtime are made by one call and need no introduction afterwards.
  */
 export type RuntimeFactory<R extends RunHost> = (core: RuntimeCore) => R;
-

@@ -10,8 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { countsReporter } from './helpers/counts-reporter.mjs';
 
 const executablePath =
-  process.env.CHROMIUM_PATH ??
-  ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
+  process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
 if (!executablePath) throw new Error('No Chromium found: install Debian\'s "chromium" or set CHROMIUM_PATH.');
 
 export default {

@@ -6,7 +6,17 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import type { CardHandlers, CardView } from './card-state.js';
-import { MAX_CUSTOM_INPUT, boundValues, formatRemaining, isChoice, isKnownMode, remainingMs, type AnswerField, type AskUserRequest, type BoundValues } from './read-answer.js';
+import {
+  MAX_CUSTOM_INPUT,
+  boundValues,
+  formatRemaining,
+  isChoice,
+  isKnownMode,
+  remainingMs,
+  type AnswerField,
+  type AskUserRequest,
+  type BoundValues,
+} from './read-answer.js';
 import { receiptNoteKey, receiptTitleKey, selectionLabels, type Receipt } from './receipt.js';
 import { formatMessage, type AskUserLocale, type AskUserStrings } from './strings.js';
 
@@ -64,7 +74,12 @@ const join = (...parts: string[]) => parts.filter(Boolean).join(' ');
  * The read-only receipt. One template for the live card and for a host redrawing a question that closed
  * before a reload (the demo's history), so both say and look the same; put it inside `cardStyles`.
  */
-export function receiptTemplate(req: Pick<AskUserRequest, 'title' | 'mode' | 'options'>, r: Receipt, s: AskUserStrings, locale: AskUserLocale): TemplateResult {
+export function receiptTemplate(
+  req: Pick<AskUserRequest, 'title' | 'mode' | 'options'>,
+  r: Receipt,
+  s: AskUserStrings,
+  locale: AskUserLocale,
+): TemplateResult {
   const note = receiptNoteKey(r);
   const choice = isChoice(req.mode);
   const typed = r.customInput ?? '';
@@ -74,15 +89,31 @@ export function receiptTemplate(req: Pick<AskUserRequest, 'title' | 'mode' | 'op
     <p part="receipt-question" class="receipt-question">${req.title}</p>
     ${r.late ? html`<p part="receipt-note" class="receipt-note late">${s.lateAnswerNotUsed}</p>` : nothing}
     <p part="receipt-status" class="receipt-status" id="receipt-status">${formatMessage(s[receiptTitleKey(r.kind)], { mode: req.mode })}</p>
-    ${showAnswer
-      ? html`<dl part="receipt-answer" class="receipt-answer">
-          ${choice ? html`<dt>${s.receiptSelections}</dt><dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>` : nothing}
-          ${typed || !choice ? html`<dt>${s.receiptCustom}</dt><dd>${typed || s.receiptNothing}</dd>` : nothing}
-        </dl>`
-      : nothing}
-    ${r.at
-      ? html`<p part="receipt-time" class="receipt-time"><time datetime=${r.at}>${formatMessage(s.receiptAt, { time: formatTime(r.at, locale) })}</time></p>`
-      : nothing}
+    ${
+      showAnswer
+        ? html`<dl part="receipt-answer" class="receipt-answer">
+            ${
+              choice
+                ? html`<dt>${s.receiptSelections}</dt>
+                    <dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>`
+                : nothing
+            }
+            ${
+              typed || !choice
+                ? html`<dt>${s.receiptCustom}</dt>
+                    <dd>${typed || s.receiptNothing}</dd>`
+                : nothing
+            }
+          </dl>`
+        : nothing
+    }
+    ${
+      r.at
+        ? html`<p part="receipt-time" class="receipt-time">
+            <time datetime=${r.at}>${formatMessage(s.receiptAt, { time: formatTime(r.at, locale) })}</time>
+          </p>`
+        : nothing
+    }
     ${note ? html`<p part="receipt-note" class="receipt-note" data-run=${r.runEnded ?? nothing}>${s[note]}</p>` : nothing}
   </div>`;
 }
@@ -112,20 +143,24 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
     <fieldset part="fieldset" tabindex="-1" aria-describedby=${ids(req.description && 'description', error && 'error-selections')}>
       <legend part="title" id="title">${req.title}</legend>
       ${req.description ? html`<p part="description" class="description" id="description">${req.description}</p>` : nothing}
-      ${!known
-        ? html`<p part="hint" class="hint">${cardMessage(s, 'unsupportedMode', req.mode)}</p>`
-        : choice
-          ? optionsTemplate(v, on, error)
-          : fieldTemplate(v, on)}
+      ${
+        !known
+          ? html`<p part="hint" class="hint">${cardMessage(s, 'unsupportedMode', req.mode)}</p>`
+          : choice
+            ? optionsTemplate(v, on, error)
+            : fieldTemplate(v, on)
+      }
       ${choice && req.allowCustom ? otherTemplate(v, on) : nothing}
     </fieldset>
     ${failureTemplate(v, on)} ${expiryTemplate(v)}
     <div part="actions" class="actions">
-      ${known
-        ? html`<button part="submit-button" class="primary" type="submit" aria-disabled=${busy}>
-            ${busy && !v.sent?.cancelled ? s.submitting : req.submitLabel || s.submit}
-          </button>`
-        : nothing}
+      ${
+        known
+          ? html`<button part="submit-button" class="primary" type="submit" aria-disabled=${busy}>
+              ${busy && !v.sent?.cancelled ? s.submitting : req.submitLabel || s.submit}
+            </button>`
+          : nothing
+      }
       <button part="cancel-button" type="button" aria-disabled=${busy} @click=${on.cancel}>
         ${busy && v.sent?.cancelled ? s.cancelling : s.cancel}
       </button>
@@ -143,26 +178,29 @@ function optionsTemplate(v: CardView, on: CardHandlers, error: string): Template
   const picked = new Set(draft.selected);
   return html`<div part="options" class="options">
       ${(req.options ?? []).map(
-        (o, i) => html`<div part="option" class="option">
-          <input
-            part="control"
-            id="option-${i}"
-            type=${req.mode === 'single' ? 'radio' : 'checkbox'}
-            role=${toggle ? 'switch' : nothing}
-            name="choice"
-            .value=${o.id}
-            .checked=${live(picked.has(o.id))}
-            aria-describedby=${ids(o.description && `option-${i}-description`, hint && 'hint')}
-            aria-invalid=${error ? 'true' : nothing}
-            @change=${on.choice}
-          />
-          <label part="option-label" for="option-${i}"
-            >${o.label}${o.recommended ? html`<span part="recommended-badge" class="badge">${s.recommended}</span>` : nothing}</label
-          >
-          ${o.description
-            ? html`<span part="option-description" class="option-description" id="option-${i}-description">${o.description}</span>`
-            : nothing}
-        </div>`,
+        (o, i) =>
+          html`<div part="option" class="option">
+            <input
+              part="control"
+              id="option-${i}"
+              type=${req.mode === 'single' ? 'radio' : 'checkbox'}
+              role=${toggle ? 'switch' : nothing}
+              name="choice"
+              .value=${o.id}
+              .checked=${live(picked.has(o.id))}
+              aria-describedby=${ids(o.description && `option-${i}-description`, hint && 'hint')}
+              aria-invalid=${error ? 'true' : nothing}
+              @change=${on.choice}
+            />
+            <label part="option-label" for="option-${i}"
+              >${o.label}${o.recommended ? html`<span part="recommended-badge" class="badge">${s.recommended}</span>` : nothing}</label
+            >
+            ${
+              o.description
+                ? html`<span part="option-description" class="option-description" id="option-${i}-description">${o.description}</span>`
+                : nothing
+            }
+          </div>`,
       )}
     </div>
     ${hintOf(hint)} ${errorOf('selections', error)}`;

@@ -10,7 +10,16 @@ import { AskUserExpiredEvent } from './events.js';
 import { FocusController } from './focus-controller.js';
 import { DraftController } from './draft-controller.js';
 import { CANCEL_ANSWER, isKnownMode, normalizedOnce, readAnswer, type AskUserRequest, type BoundValues } from './read-answer.js';
-import { RUN_NOTES, failureFromThrown, isSubmitFailure, receiptForAnswer, receiptForResolved, receiptIfOver, type Receipt, type SubmitFailure } from './receipt.js';
+import {
+  RUN_NOTES,
+  failureFromThrown,
+  isSubmitFailure,
+  receiptForAnswer,
+  receiptForResolved,
+  receiptIfOver,
+  type Receipt,
+  type SubmitFailure,
+} from './receipt.js';
 import { DEFAULT_LOCALE, resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
 import { SubmissionController } from './submission-controller.js';
 
@@ -138,14 +147,14 @@ export class AskUserCard extends LitElement {
   /** Do not move focus to the card when it appears (focus still moves to the receipt after a submit). */
   noAutofocus = false;
 
-  private declare _lang?: string;
+  declare private _lang?: string;
   private _phase: Phase = 'pending';
-  private declare _receipt?: Receipt;
-  private declare _failure?: ErrorOutcome;
+  declare private _receipt?: Receipt;
+  declare private _failure?: ErrorOutcome;
   private _announcement = '';
   private _s: AskUserStrings = resolveStrings(DEFAULT_LOCALE);
   private _locale = DEFAULT_LOCALE;
-  private declare _requestId?: string;
+  declare private _requestId?: string;
   private _normalize = normalizedOnce();
 
   /** What an enclosing `<ask-user-provider>` gives; updates re-render the card. */
@@ -159,7 +168,13 @@ export class AskUserCard extends LitElement {
   private _submission = new SubmissionController(this, {
     request: () => this._req,
     phase: () => this._phase,
-    route: () => ({ onSubmit: this.onSubmit, endpoint: this.endpoint, sessionId: this.sessionId, fetch: this.fetch, provided: this._provided.value }),
+    route: () => ({
+      onSubmit: this.onSubmit,
+      endpoint: this.endpoint,
+      sessionId: this.sessionId,
+      fetch: this.fetch,
+      provided: this._provided.value,
+    }),
     submitting: (answer) => this._submitting(answer),
     close: (receipt) => this._close(receipt, true),
     refused: (outcome) => this._refused(outcome),
@@ -255,7 +270,10 @@ export class AskUserCard extends LitElement {
     if (!req) return nothing;
     const { _phase: phase, _receipt: receipt, _failure: failure, _announcement: announcement, _s: s, _locale: locale } = this;
     const { draft, invalid } = this._answer;
-    return cardTemplate({ req, phase, draft, invalid, receipt, failure, announcement, s, locale, sent: this._submission.sent, now: this._countdown.now }, this._on);
+    return cardTemplate(
+      { req, phase, draft, invalid, receipt, failure, announcement, s, locale, sent: this._submission.sent, now: this._countdown.now },
+      this._on,
+    );
   }
 
   // ——— State changes ———

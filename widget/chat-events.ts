@@ -41,8 +41,7 @@ export const isChatEventName = (name: unknown): name is ChatEventName =>
   typeof name === 'string' && Object.prototype.hasOwnProperty.call(GUARDS, name);
 
 /** True when `data` passes the minimal check of docs/protocol.md §3 for a `user_input_required` payload. */
-export const isUserInputRequired = (data: unknown): data is UserInputRequired =>
-  isRecord(data) && GUARDS.user_input_required(data);
+export const isUserInputRequired = (data: unknown): data is UserInputRequired => isRecord(data) && GUARDS.user_input_required(data);
 
 /** The statuses `GET /api/interactions/pending` reports; the record type keeps them equal to the contract's. */
 const PENDING_STATUSES: Record<PendingInteraction['status'], true> = { pending: true, expired: true };

@@ -35,8 +35,7 @@ export interface ClientErrorInfo {
 }
 
 export type ContinueResult =
-  | { ok: true; response: Response; events: AsyncIterable<ChatEvent> }
-  | { ok: false; status: number; error: ClientErrorInfo };
+  { ok: true; response: Response; events: AsyncIterable<ChatEvent> } | { ok: false; status: number; error: ClientErrorInfo };
 
 /** Thrown by `fetchPending`, which has no result union to carry a failure. */
 export class ClientError extends Error implements ClientErrorInfo {

@@ -16,7 +16,7 @@ export interface Countdown {
 export class CountdownController implements ReactiveController {
   /** The clock the card's countdown is drawn from. */
   now = Date.now();
-  private declare _timer?: ReturnType<typeof setTimeout>;
+  declare private _timer?: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly _host: ReactiveControllerHost & { readonly isConnected: boolean },

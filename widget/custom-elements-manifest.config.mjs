@@ -14,7 +14,8 @@ function publicSurfaceOnly() {
       for (const mod of customElementsManifest.modules ?? []) {
         for (const decl of mod.declarations ?? []) {
           if (decl.kind !== 'class') continue;
-          if (decl.members) decl.members = decl.members.filter((m) => m.privacy !== 'private' && m.privacy !== 'protected' && !isInternal(m.name));
+          if (decl.members)
+            decl.members = decl.members.filter((m) => m.privacy !== 'private' && m.privacy !== 'protected' && !isInternal(m.name));
           if (decl.attributes) decl.attributes = decl.attributes.filter((a) => !isInternal(a.fieldName ?? a.name));
           if (decl.events) decl.events = decl.events.filter((e) => e.name);
         }

@@ -5,13 +5,22 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Answer } from '../plugin/contract/schema.js';
 import type { InvalidAnswer } from './card-state.js';
-import { EMPTY_DRAFT, chooseOption, initialDraft, invalidOf, readAnswer, validateAnswer, type AnswerDraft, type AskUserRequest } from './read-answer.js';
+import {
+  EMPTY_DRAFT,
+  chooseOption,
+  initialDraft,
+  invalidOf,
+  readAnswer,
+  validateAnswer,
+  type AnswerDraft,
+  type AskUserRequest,
+} from './read-answer.js';
 
 export class DraftController implements ReactiveController {
   draft: AnswerDraft = EMPTY_DRAFT;
   /** Set by a refused submit; cleared when the question closes. */
   invalid?: InvalidAnswer;
-  private declare _requestId?: string;
+  declare private _requestId?: string;
 
   constructor(
     private readonly _host: ReactiveControllerHost,

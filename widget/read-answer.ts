@@ -96,7 +96,11 @@ export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
     ...(typeof r.resumable === 'boolean' && { resumable: r.resumable }),
     ...(isPendingStatus(r.status) && { status: r.status }),
     // docs/protocol.md §9.1, each dropped when it has the wrong type.
-    ...Object.fromEntries(Object.entries(BOUNDS).filter(([k, ok]) => ok(r[k])).map(([k]) => [k, r[k]])),
+    ...Object.fromEntries(
+      Object.entries(BOUNDS)
+        .filter(([k, ok]) => ok(r[k]))
+        .map(([k]) => [k, r[k]]),
+    ),
   };
 }
 
@@ -154,9 +158,7 @@ export type AnswerValidation =
     };
 
 /** Where a refused answer is wrong and which sentence says why; `undefined` when the rules take it. */
-export const invalidOf = (
-  check: AnswerValidation,
-): { field: AnswerField; key: keyof AskUserStrings; values?: BoundValues } | undefined =>
+export const invalidOf = (check: AnswerValidation): { field: AnswerField; key: keyof AskUserStrings; values?: BoundValues } | undefined =>
   check.ok ? undefined : { field: check.field, key: check.key, values: check.values };
 
 /** What fills `{min}`, `{max}`, `{step}` of a message; an absent bound is `undefined`. */
@@ -238,7 +240,14 @@ export function validateAnswer(request: Omit<AskUserRequest, 'id' | 'toolCallId'
   if (check.ok) return check;
   const p = check.problem;
   const kind = p.endsWith('selections') ? 'selections' : p.endsWith('length') ? 'length' : 'value';
-  return { ok: false, field: check.field, problem: p, key: problemKey(p, request), values: boundValues(kind, request), serverMessage: check.message };
+  return {
+    ok: false,
+    field: check.field,
+    problem: p,
+    key: problemKey(p, request),
+    values: boundValues(kind, request),
+    serverMessage: check.message,
+  };
 }
 
 /** Milliseconds until `expiresAt`, or `null` when there is no (parsable) deadline. */

@@ -105,7 +105,10 @@ export const isSubmitFailure = (value: unknown): value is SubmitFailure =>
 export async function failureOfResult(result: unknown): Promise<SubmitFailure | undefined> {
   if (result instanceof Response) {
     if (result.ok) return undefined;
-    const body: unknown = await result.clone().json().catch(() => undefined);
+    const body: unknown = await result
+      .clone()
+      .json()
+      .catch(() => undefined);
     const error = typeof body === 'object' && body !== null && 'error' in body ? (body.error as SubmitFailure['error']) : undefined;
     return { status: result.status, error };
   }

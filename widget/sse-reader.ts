@@ -78,14 +78,10 @@ async function* iterate(
  * Reads a whole chat stream, calling `onEvent` for each event, and resolves with the `done` reason
  * (or `null` when the stream ended or was aborted without one).
  */
-export async function consumeChatEvents(
-  response: Response,
-  options: ReadChatEventsOptions = {},
-): Promise<DoneReason | null> {
+export async function consumeChatEvents(response: Response, options: ReadChatEventsOptions = {}): Promise<DoneReason | null> {
   let reason: DoneReason | null = null;
   for await (const event of readChatEvents(response, options)) {
     if (event.event === 'done') reason = event.data.reason;
   }
   return reason;
 }
-

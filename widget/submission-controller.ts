@@ -44,7 +44,7 @@ export class SubmissionController implements ReactiveController {
   sent?: Answer;
   /** A retryable failure (network, 503) was seen: the answer may have reached the server after all. */
   private _mayHaveLanded = false;
-  private declare _requestId?: string;
+  declare private _requestId?: string;
 
   constructor(
     private readonly _host: ReactiveControllerHost & EventTarget,
@@ -74,7 +74,14 @@ export class SubmissionController implements ReactiveController {
     this._card.submitting(answer);
     const sessionId = req.sessionId || route.sessionId || route.provided?.sessionId || '';
     const { selections, customInput, cancelled } = answer;
-    const event = new AskUserSubmitEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, selections: [...selections], customInput, cancelled });
+    const event = new AskUserSubmitEvent({
+      requestId: req.id,
+      toolCallId: req.toolCallId,
+      sessionId,
+      selections: [...selections],
+      customInput,
+      cancelled,
+    });
     this._host.dispatchEvent(event);
     if (event.defaultPrevented) return;
 
@@ -105,7 +112,9 @@ export class SubmissionController implements ReactiveController {
     if (!result.ok) return this.fail(result, true);
     accepted();
     const { response, events } = result;
-    this._host.dispatchEvent(new AskUserContinuedEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, answer, response, events }));
+    this._host.dispatchEvent(
+      new AskUserContinuedEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, answer, response, events }),
+    );
   }
 
   /**

@@ -19,7 +19,14 @@ export interface Summary {
 export function summarize(samples: readonly number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const mean = sorted.reduce((s, x) => s + x, 0) / sorted.length;
-  return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean,
+    min: sorted[0]!,
+    max: sorted[sorted.length - 1]!,
+  };
 }
 
 /** Milliseconds as µs below 1 ms, so small latencies keep their digits. */

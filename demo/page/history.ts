@@ -136,7 +136,9 @@ export function historyEntries(items: SessionItem[], openToolCallId?: string, ru
         const receipt = pastQuestion(call.id, call.arguments, results.get(call.id), closedAt.get(call.id));
         if (!receipt) continue;
         if (receipt.state === 'answered') {
-          const after = items.slice(items.findIndex((i, n) => n > index && i.role === 'tool' && i.toolCallId === call.id) + 1 || items.length);
+          const after = items.slice(
+            items.findIndex((i, n) => n > index && i.role === 'tool' && i.toolCallId === call.id) + 1 || items.length,
+          );
           const runEnded = runAfter(after, results, running);
           if (runEnded) receipt.runEnded = runEnded;
         }
@@ -167,7 +169,12 @@ export function historicReceipt(r: HistoricReceipt, s: AskUserStrings, locale: A
     ...(r.runEnded ? { runEnded: r.runEnded } : {}),
   };
   // The labels are already resolved, so no options: each "id" shows as itself.
-  render(html`<div part="base" class="base">${receiptTemplate({ title: r.title, mode: (r.mode ?? '') as AskUserRequest['mode'] }, receipt, s, locale)}</div>`, root);
+  render(
+    html`<div part="base" class="base">
+      ${receiptTemplate({ title: r.title, mode: (r.mode ?? '') as AskUserRequest['mode'] }, receipt, s, locale)}
+    </div>`,
+    root,
+  );
   root.querySelector<HTMLElement>('[part~="receipt"]')!.dataset.testid = 'historic-receipt';
   return host;
 }

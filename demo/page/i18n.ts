@@ -37,7 +37,8 @@ export const PAGE_STRINGS = {
     trace: 'Developer panel',
     traceShort: 'Dev',
     chat: 'Chat',
-    hints: 'Try: “plan a release”, “which tests should run”, “which directory”, “how many instances”, “enable features”, “name the project”',
+    hints:
+      'Try: “plan a release”, “which tests should run”, “which directory”, “how many instances”, “enable features”, “name the project”',
     message: 'Message',
     placeholder: 'Type a message; Enter sends, Shift+Enter adds a line',
     send: 'Send',

@@ -5,7 +5,16 @@
  * history and restores the open card from `GET /api/interactions/pending`.
  */
 import '../../widget/index.js';
-import { STRINGS, fetchPending, startChat, type AskUserCard, type AskUserLocale, type AskUserContinuedEvent, type ChatEvent, type DoneReason } from '../../widget/index.js';
+import {
+  STRINGS,
+  fetchPending,
+  startChat,
+  type AskUserCard,
+  type AskUserLocale,
+  type AskUserContinuedEvent,
+  type ChatEvent,
+  type DoneReason,
+} from '../../widget/index.js';
 import { PAGE_STRINGS, type PageLang } from './i18n.js';
 import { historicReceipt, historyEntries, type SessionView } from './history.js';
 
@@ -30,8 +39,10 @@ const cards = new Map<string, AskUserCard>();
 
 function applyLang() {
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
-  for (const el of document.querySelectorAll<HTMLElement>('[data-i18n]')) el.textContent = s()[el.dataset.i18n as keyof ReturnType<typeof s>];
-  for (const el of document.querySelectorAll<HTMLTextAreaElement>('[data-i18n-placeholder]')) el.placeholder = s()[el.dataset.i18nPlaceholder as 'placeholder'];
+  for (const el of document.querySelectorAll<HTMLElement>('[data-i18n]'))
+    el.textContent = s()[el.dataset.i18n as keyof ReturnType<typeof s>];
+  for (const el of document.querySelectorAll<HTMLTextAreaElement>('[data-i18n-placeholder]'))
+    el.placeholder = s()[el.dataset.i18nPlaceholder as 'placeholder'];
   // The button names the other language in that language; `lang` lets a screen reader say it so.
   $('#lang').lang = lang === 'zh' ? 'en' : 'zh-CN';
   $('[data-testid="session-id"]').textContent = sessionId;

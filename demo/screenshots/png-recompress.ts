@@ -52,7 +52,7 @@ function decode(png: Buffer): Image {
   if (!png.subarray(0, 8).equals(SIGNATURE)) throw new PngFormatError('not a PNG file');
   let header: Buffer | undefined;
   const data: Buffer[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     const type = png.toString('latin1', at + 4, at + 8);
     if (type === 'IHDR') header = png.subarray(at + 8, at + 8 + length);
@@ -62,7 +62,9 @@ function decode(png: Buffer): Image {
   if (!header) throw new PngFormatError('PNG without IHDR');
   const [depth, colour, , , interlace] = header.subarray(8, 13);
   if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0) {
-    throw new PngFormatError(`only 8-bit RGB/RGBA non-interlaced PNGs are handled, got depth ${depth}, colour type ${colour}, interlace ${interlace}`);
+    throw new PngFormatError(
+      `only 8-bit RGB/RGBA non-interlaced PNGs are handled, got depth ${depth}, colour type ${colour}, interlace ${interlace}`,
+    );
   }
   const width = header.readUInt32BE(0);
   const height = header.readUInt32BE(4);

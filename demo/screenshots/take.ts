@@ -75,7 +75,9 @@ async function shoot(page: Page, name: string): Promise<void> {
 async function main(): Promise<void> {
   await mkdir(OUT, { recursive: true });
   await build({ configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)), logLevel: 'warn' });
-  const server = await startDemoServer({ env: { ASK_USER_STORE: 'memory', ASK_USER_TRACE: '1', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', OPENAI_MODEL: '' } });
+  const server = await startDemoServer({
+    env: { ASK_USER_STORE: 'memory', ASK_USER_TRACE: '1', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', OPENAI_MODEL: '' },
+  });
   const chromium = await launchChromium();
   try {
     // (a) zh-CN: the tests question, multiple choice with "其他说明" filled in, before submitting.
@@ -129,7 +131,9 @@ async function main(): Promise<void> {
     await server.stop();
   }
   if (oversized.length) {
-    throw Object.assign(new Error(`over ${MAX_BYTES} bytes: ${oversized.join(', ')}; use a smaller viewport or a clip`), { code: 'screenshot_too_large' });
+    throw Object.assign(new Error(`over ${MAX_BYTES} bytes: ${oversized.join(', ')}; use a smaller viewport or a clip`), {
+      code: 'screenshot_too_large',
+    });
   }
 }
 

@@ -78,11 +78,20 @@ export function createAssistant(options: AssistantOptions = {}) {
 
     const userText = textOf(lastUser);
     if (!offers(body, 'ask_user')) {
-      return say(zh ? `（此会话不允许追问）我会直接按默认方式处理：“${userText}”。` : `(Asking is not allowed here.) I will go with the defaults for: “${userText}”.`);
+      return say(
+        zh
+          ? `（此会话不允许追问）我会直接按默认方式处理：“${userText}”。`
+          : `(Asking is not allowed here.) I will go with the defaults for: “${userText}”.`,
+      );
     }
     const topic = topicOf(userText);
     if (topic === 'tests' && offers(body, LIST_TEST_SUITES)) {
-      return { text: zh ? '先看看项目里有哪些测试。' : 'Let me look at the test suites first.', toolCalls: [{ name: LIST_TEST_SUITES, arguments: {} }], chunkSize: 3, pieceDelayMs };
+      return {
+        text: zh ? '先看看项目里有哪些测试。' : 'Let me look at the test suites first.',
+        toolCalls: [{ name: LIST_TEST_SUITES, arguments: {} }],
+        chunkSize: 3,
+        pieceDelayMs,
+      };
     }
     const intros: Record<Lang, string> = { zh: '开始之前，我需要你确认一件事。', en: 'Before I start, I need one thing from you.' };
     return ask(intros[lang], questionFor(topic, lang));
@@ -102,7 +111,10 @@ export function replyToAnswer(content: string, question: AskUserArgs | undefined
   const answer = parse<ToolAnswer>(content);
   if (!answer) return zh ? '我没能读懂这个结果，先停在这里。' : 'I could not read that result, so I will stop here.';
   if (answer.cancelled) {
-    if (answer.reason === 'expired') return zh ? '这个问题已超时未答，我先停下，需要时请重新发起。' : 'That question timed out, so I stopped. Ask again whenever you like.';
+    if (answer.reason === 'expired')
+      return zh
+        ? '这个问题已超时未答，我先停下，需要时请重新发起。'
+        : 'That question timed out, so I stopped. Ask again whenever you like.';
     if (answer.reason === 'superseded') return zh ? '上一个问题已被新消息替代。' : 'The earlier question was replaced by your new message.';
     return zh ? '好的，你取消了这个问题，我停在这里，不再继续这项任务。' : 'Understood, you cancelled; I will stop this task here.';
   }
@@ -126,11 +138,19 @@ export function replyToAnswer(content: string, question: AskUserArgs | undefined
       return zh ? `好的，将启用：${picked}${extra}。` : `Okay, enabling ${picked}${extra}.`;
     case 'multiple':
       return selections.length === 0 && !custom
-        ? zh ? '你没有选择任何测试，我这次就不跑了。' : 'You picked no tests, so I will not run any this time.'
-        : zh ? `收到，你选了${picked || '（无选项）'}${extra}。我会按这个顺序执行并汇报结果。` : `Got it, you chose ${picked || '(no option)'}${extra}. I will run them in that order and report back.`;
+        ? zh
+          ? '你没有选择任何测试，我这次就不跑了。'
+          : 'You picked no tests, so I will not run any this time.'
+        : zh
+          ? `收到，你选了${picked || '（无选项）'}${extra}。我会按这个顺序执行并汇报结果。`
+          : `Got it, you chose ${picked || '(no option)'}${extra}. I will run them in that order and report back.`;
     default:
       return selections.length === 0
-        ? zh ? `收到你的说明：“${custom}”，我会按它来。` : `Got your note: “${custom}”; I will follow it.`
-        : zh ? `收到，你选择了${picked}${extra}。我会按这个方式继续。` : `Got it, you chose ${picked}${extra}. I will proceed that way.`;
+        ? zh
+          ? `收到你的说明：“${custom}”，我会按它来。`
+          : `Got your note: “${custom}”; I will follow it.`
+        : zh
+          ? `收到，你选择了${picked}${extra}。我会按这个方式继续。`
+          : `Got it, you chose ${picked}${extra}. I will proceed that way.`;
   }
 }

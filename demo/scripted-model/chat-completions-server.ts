@@ -104,7 +104,9 @@ export function turnToChunks(turn: ScriptedTurn, model: string): Array<Record<st
     args: pieces(typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments), size),
   }));
   // The first delta of a call carries id, type and name; later ones only the index and an arguments piece.
-  const heads = calls.map((c) => chunk({ tool_calls: [{ index: c.index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+  const heads = calls.map((c) =>
+    chunk({ tool_calls: [{ index: c.index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }),
+  );
   const tail = (c: (typeof calls)[number], p: string) => chunk({ tool_calls: [{ index: c.index, function: { arguments: p } }] });
   if (turn.interleave) {
     chunks.push(...heads);

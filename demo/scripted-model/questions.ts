@@ -43,7 +43,9 @@ export function questionFor(topic: Topic, lang: Lang, suites: TestSuite[] = TEST
     case 'release':
       return {
         title: zh ? '这次发布定在哪一天？' : 'Which day should the release go out?',
-        description: zh ? '我会按这个日期倒排冻结、回归和公告。' : 'I will plan the freeze, regression run and announcement back from this date.',
+        description: zh
+          ? '我会按这个日期倒排冻结、回归和公告。'
+          : 'I will plan the freeze, regression run and announcement back from this date.',
         mode: 'date',
         submitLabel: zh ? '确定日期' : 'Set date',
       };
@@ -52,7 +54,12 @@ export function questionFor(topic: Topic, lang: Lang, suites: TestSuite[] = TEST
         title: zh ? '这次要跑哪些测试？' : 'Which tests should I run?',
         description: zh ? '可以多选；有特殊要求写在“其他说明”里。' : 'Pick any; put special requests in “Other”.',
         mode: 'multiple',
-        options: suites.map((s) => ({ id: s.id, label: s.label, description: s.description, ...(s.id === 'unit' ? { recommended: true } : {}) })),
+        options: suites.map((s) => ({
+          id: s.id,
+          label: s.label,
+          description: s.description,
+          ...(s.id === 'unit' ? { recommended: true } : {}),
+        })),
         allowCustom: true,
         submitLabel: zh ? '开始测试' : 'Run them',
       };
@@ -91,8 +98,17 @@ export function questionFor(topic: Topic, lang: Lang, suites: TestSuite[] = TEST
         description: zh ? '不同方式会影响接下来的工具权限。' : 'The choice decides which tools I may use next.',
         mode: 'single',
         options: [
-          { id: 'safe', label: zh ? '先分析' : 'Analyse first', description: zh ? '只阅读并给出方案' : 'Read only and propose a plan', recommended: true },
-          { id: 'implement', label: zh ? '直接实现' : 'Implement now', description: zh ? '开始修改工作区' : 'Start changing the workspace' },
+          {
+            id: 'safe',
+            label: zh ? '先分析' : 'Analyse first',
+            description: zh ? '只阅读并给出方案' : 'Read only and propose a plan',
+            recommended: true,
+          },
+          {
+            id: 'implement',
+            label: zh ? '直接实现' : 'Implement now',
+            description: zh ? '开始修改工作区' : 'Start changing the workspace',
+          },
         ],
         allowCustom: true,
         submitLabel: zh ? '继续' : 'Continue',

@@ -25,7 +25,10 @@ const tokenOf = requestToken<Context>(
 );
 
 const json = (c: Context, status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { ...Object.fromEntries(c.res.headers), ...headers, 'Content-Type': 'application/json; charset=utf-8' } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { ...Object.fromEntries(c.res.headers), ...headers, 'Content-Type': 'application/json; charset=utf-8' },
+  });
 
 export async function honoDemo(options: DemoAppOptions): Promise<DemoApp> {
   const core = await createDemoCore<Context>(options, tokenOf);
@@ -40,7 +43,10 @@ export async function honoDemo(options: DemoAppOptions): Promise<DemoApp> {
       const stream = traceStreamOf(c.req.method, c.req.path);
       if (stream) {
         // The body is read by the route later; a clone tells the trace which session it is.
-        const body = (await c.req.raw.clone().json().catch(() => undefined)) as { sessionId?: unknown } | undefined;
+        const body = (await c.req.raw
+          .clone()
+          .json()
+          .catch(() => undefined)) as { sessionId?: unknown } | undefined;
         trace.tapResponse(c.env.outgoing, stream, () => body?.sessionId);
       }
       await next();
@@ -73,7 +79,10 @@ export async function honoDemo(options: DemoAppOptions): Promise<DemoApp> {
     app.use(async (c, next) => {
       const file = await staticFile(staticDir, c.req.method, c.req.path);
       if (!file) return next();
-      return new Response(typeof file.body === 'string' ? file.body : new Uint8Array(file.body), { status: file.status, headers: file.headers });
+      return new Response(typeof file.body === 'string' ? file.body : new Uint8Array(file.body), {
+        status: file.status,
+        headers: file.headers,
+      });
     });
   }
   return { server: 'hono', listener: getRequestListener(app.fetch), kit, loop: core.loop, trace, close: core.close };

@@ -33,8 +33,10 @@ export async function readExpressJson(req: Request, res: Response): Promise<unkn
     parseJson(req, res, (err?: unknown) => {
       if (!err) return resolve();
       const status = (err as { status?: number }).status;
-      if (status === 413) reject(new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 }));
-      else if (status === 415) reject(new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 }));
+      if (status === 413)
+        reject(new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 }));
+      else if (status === 415)
+        reject(new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 }));
       // No `cause`: the parser's error carries the raw body, which would reach any log of this error.
       else reject(new AskUserError('invalid_request', 'The body is not valid JSON.'));
     }),

@@ -58,7 +58,9 @@ export function expressSse(kit: Pick<AskUserKit, 'sseOptions'>, req: Request, re
 export function sameOriginOnly(options: SameOriginOptions = {}): RequestHandler {
   const { allowedOrigins = [] } = options;
   return function sameOrigin(req, res, next) {
-    const reason = changesState(req.method) ? crossSiteReason(headerValue(req.headers.origin), headerValue(req.headers['sec-fetch-site']), ownOrigin(req), allowedOrigins) : undefined;
+    const reason = changesState(req.method)
+      ? crossSiteReason(headerValue(req.headers.origin), headerValue(req.headers['sec-fetch-site']), ownOrigin(req), allowedOrigins)
+      : undefined;
     if (!reason) return next();
     const err = new AskUserError('forbidden', `Cross-site request: ${reason}.`);
     res.status(err.status).json(err.toBody());

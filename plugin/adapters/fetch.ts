@@ -67,7 +67,12 @@ export function webSse(kit: Pick<AskUserKit, 'sseOptions'>, options: OpenSseOpti
 /** The cross-site rule for the host's own routes: a 403 `forbidden` Response, or undefined to go on. */
 export function crossSiteRefusal(request: Request, options: SameOriginOptions = {}): Response | undefined {
   if (!changesState(request.method)) return undefined;
-  const reason = crossSiteReason(request.headers.get('origin') ?? undefined, request.headers.get('sec-fetch-site') ?? undefined, new URL(request.url).origin, options.allowedOrigins);
+  const reason = crossSiteReason(
+    request.headers.get('origin') ?? undefined,
+    request.headers.get('sec-fetch-site') ?? undefined,
+    new URL(request.url).origin,
+    options.allowedOrigins,
+  );
   if (!reason) return undefined;
   const err = new AskUserError('forbidden', `Cross-site request: ${reason}.`);
   return json(err.status, {}, err.toBody());

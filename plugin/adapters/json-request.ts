@@ -10,8 +10,15 @@ import { isJsonMediaType, notJsonType } from './request-shape.js';
 /** `application/json` or any `application/…+json`, in UTF-8 (the default for JSON). */
 function isUtf8Json(contentType: string | null): boolean {
   if (!contentType || !isJsonMediaType(contentType)) return false;
-  const params = contentType.toLowerCase().split(';').slice(1).map((p) => p.trim());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const params = contentType
+    .toLowerCase()
+    .split(';')
+    .slice(1)
+    .map((p) => p.trim());
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 

@@ -31,7 +31,8 @@ export async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> 
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (status === 413) throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
-    if (status === 415) throw new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 });
+    if (status === 415)
+      throw new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 });
     // No `cause`: the parser's error carries the raw body, which would reach any log of this error.
     throw new AskUserError('invalid_request', 'The body is not valid JSON.');
   }

@@ -66,7 +66,9 @@ export function koaSse(kit: Pick<AskUserKit, 'sseOptions'>, ctx: ParameterizedCo
 export function sameOriginOnly(options: SameOriginOptions = {}): Middleware {
   const { allowedOrigins = [] } = options;
   return async function sameOrigin(ctx, next) {
-    const reason = changesState(ctx.method) ? crossSiteReason(ctx.get('origin') || undefined, ctx.get('sec-fetch-site') || undefined, ownOrigin(ctx), allowedOrigins) : undefined;
+    const reason = changesState(ctx.method)
+      ? crossSiteReason(ctx.get('origin') || undefined, ctx.get('sec-fetch-site') || undefined, ownOrigin(ctx), allowedOrigins)
+      : undefined;
     if (!reason) return next();
     const err = new AskUserError('forbidden', `Cross-site request: ${reason}.`);
     ctx.status = err.status;

@@ -48,9 +48,7 @@ export type AnswerProblem =
   | 'too_few_selections'
   | 'too_many_selections';
 
-export type AnswerCheck =
-  | { ok: true }
-  | { ok: false; problem: AnswerProblem; field: 'selections' | 'customInput'; message: string };
+export type AnswerCheck = { ok: true } | { ok: false; problem: AnswerProblem; field: 'selections' | 'customInput'; message: string };
 
 const fail = (problem: AnswerProblem, field: 'selections' | 'customInput', message: string): AnswerCheck => ({
   ok: false,

@@ -22,7 +22,9 @@ export const boundsFields = {
       error: `a string (one option id in single mode, at most ${LIMITS.customInput} characters) or an array of at most ${LIMITS.options} option ids (multiple, toggle)`,
     })
     .optional()
-    .describe('预填值，用户仍需提交 / pre-filled value the user still submits: single an option id, multiple/toggle an array of option ids, other modes a string'),
+    .describe(
+      '预填值，用户仍需提交 / pre-filled value the user still submits: single an option id, multiple/toggle an array of option ids, other modes a string',
+    ),
   min: z
     .union([z.number(), z.string()], { error: 'a finite number (number mode) or a date "YYYY-MM-DD" (date mode)' })
     .optional()
@@ -100,7 +102,8 @@ export function boundsIssues(args: BoundsArgs): Issue[] {
   if (mode === 'date') {
     for (const k of ['min', 'max'] as const) {
       const v = args[k];
-      if (v !== undefined && !(typeof v === 'string' && isCalendarDate(v))) add(k, 'in date mode it is a real calendar date as "YYYY-MM-DD"');
+      if (v !== undefined && !(typeof v === 'string' && isCalendarDate(v)))
+        add(k, 'in date mode it is a real calendar date as "YYYY-MM-DD"');
     }
   }
   if (issues.length === 0 && args.min !== undefined && args.max !== undefined) {
@@ -129,7 +132,14 @@ export function boundsIssues(args: BoundsArgs): Issue[] {
   if (d !== undefined) {
     const wantsArray = mode === 'multiple' || mode === 'toggle';
     if (wantsArray !== Array.isArray(d)) {
-      add('default', wantsArray ? `in ${mode} mode it is an array of option ids` : mode === 'single' ? 'in single mode it is one option id (a string)' : `in ${mode} mode it is a string`);
+      add(
+        'default',
+        wantsArray
+          ? `in ${mode} mode it is an array of option ids`
+          : mode === 'single'
+            ? 'in single mode it is one option id (a string)'
+            : `in ${mode} mode it is a string`,
+      );
     } else if (issues.length === 0) {
       // A default must be an answer the server would take: known ids, within every bound.
       const answer = Array.isArray(d)

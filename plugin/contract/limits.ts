@@ -9,8 +9,7 @@ export type Mode = (typeof MODES)[number];
 export const CHOICE_MODES = ['single', 'multiple', 'toggle'] as const satisfies readonly Mode[];
 export type ChoiceMode = (typeof CHOICE_MODES)[number];
 
-export const isChoiceMode = (mode: string): mode is ChoiceMode =>
-  (CHOICE_MODES as readonly string[]).includes(mode);
+export const isChoiceMode = (mode: string): mode is ChoiceMode => (CHOICE_MODES as readonly string[]).includes(mode);
 
 export const LIMITS = {
   /** `title` of the question. */

@@ -14,7 +14,10 @@ export type { Mode };
 
 const text = (max: number) => z.string().max(max);
 const nonBlank = (max: number) =>
-  z.string().max(max).refine((s) => s.trim().length > 0, { message: 'must not be blank' });
+  z
+    .string()
+    .max(max)
+    .refine((s) => s.trim().length > 0, { message: 'must not be blank' });
 
 export const askUserOptionSchema = z.object({
   id: nonBlank(LIMITS.optionId).describe('稳定提交值 / stable value submitted back'),
@@ -103,10 +106,13 @@ export const continueBodySchema = z
   })
   .superRefine((body, ctx) => {
     if (body.cancelled) return;
-    if (body.selections.length > LIMITS.options) ctx.addIssue({ code: 'custom', path: ['selections'], message: `at most ${LIMITS.options} selections` });
+    if (body.selections.length > LIMITS.options)
+      ctx.addIssue({ code: 'custom', path: ['selections'], message: `at most ${LIMITS.options} selections` });
     const long = body.selections.findIndex((id) => id.length > LIMITS.optionId);
-    if (long >= 0) ctx.addIssue({ code: 'custom', path: ['selections', long], message: `an option id has at most ${LIMITS.optionId} characters` });
-    if (body.customInput.length > LIMITS.customInput) ctx.addIssue({ code: 'custom', path: ['customInput'], message: `at most ${LIMITS.customInput} characters` });
+    if (long >= 0)
+      ctx.addIssue({ code: 'custom', path: ['selections', long], message: `an option id has at most ${LIMITS.optionId} characters` });
+    if (body.customInput.length > LIMITS.customInput)
+      ctx.addIssue({ code: 'custom', path: ['customInput'], message: `at most ${LIMITS.customInput} characters` });
   });
 export type ContinueBody = z.infer<typeof continueBodySchema>;
 
@@ -166,9 +172,7 @@ export const errorBodySchema = z.object({
     code: z.enum(ERROR_CODES),
     message: z.string(),
     field: z.string().optional(),
-    receipt: z
-      .object({ requestId: z.string(), toolCallId: z.string(), status: z.enum(RESOLVED_STATUSES), at: z.string() })
-      .optional(),
+    receipt: z.object({ requestId: z.string(), toolCallId: z.string(), status: z.enum(RESOLVED_STATUSES), at: z.string() }).optional(),
   }),
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;

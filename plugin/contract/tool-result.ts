@@ -2,7 +2,11 @@
 import type { Answer, ToolResultContent } from './schema.js';
 
 /** The answer a cancel stands for: its selections and text are ignored (docs/protocol.md §4). */
-export const CANCEL_ANSWER: Answer = Object.freeze({ selections: Object.freeze([]) as unknown as string[], customInput: '', cancelled: true });
+export const CANCEL_ANSWER: Answer = Object.freeze({
+  selections: Object.freeze([]) as unknown as string[],
+  customInput: '',
+  cancelled: true,
+});
 
 /** Exactly `{"selections":[...],"customInput":"...","cancelled":false}`, values as given, keys in order. */
 export function answerToolResultText(answer: Answer): string {

@@ -19,7 +19,14 @@ import { emptyRun, RunStates, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
 import { LeaseLostError, SessionBusyError, SessionFence, type Lease, type TakeOver } from './session-fence.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
-import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, unlist, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
+import {
+  awaitsModelAfter,
+  rollForwardRun,
+  stalledOnAnswer,
+  unlist,
+  writeToolResult,
+  type RollForwardResult,
+} from './tool-result-writer.js';
 import { redactSecrets, reportFailure, sendFailure } from './failures.js';
 
 export interface AgentLoopOptions {
@@ -186,11 +193,19 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     // abort before the first round came back: the model never answered, so a sweep may still continue it.
     await states.update(sessionId, (cur) => {
       const base = cur ?? start;
-      return { ...base, messages, round: outcome.round, status: 'idle', paused: undefined, owed: outcome.kind === 'aborted' ? base.owed : undefined };
+      return {
+        ...base,
+        messages,
+        round: outcome.round,
+        status: 'idle',
+        paused: undefined,
+        owed: outcome.kind === 'aborted' ? base.owed : undefined,
+      };
     });
     await lease.release().catch(onError); // the run is saved; an unreleased lease lapses after its TTL
     if (outcome.kind === 'completed') sse.send('done', { reason: 'completed' });
-    else if (outcome.kind === 'max_rounds') sendFailure(sse, 'max_rounds', `the model used all ${maxRounds} rounds without a final answer; send a new message to go on`);
+    else if (outcome.kind === 'max_rounds')
+      sendFailure(sse, 'max_rounds', `the model used all ${maxRounds} rounds without a final answer; send a new message to go on`);
     else if (outcome.kind === 'error') reportFailure(sse, outcome.error, onError);
     else sse.end(); // aborted: the client left, nothing is listening
   }
@@ -216,7 +231,11 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     try {
       const state = await states.get(record.sessionId);
       if (!awaitsModelAfter(state, record.toolCallId)) {
-        sendFailure(sse, 'session_busy', 'the session moved on (a newer message already ran after this answer); its answer is in the history');
+        sendFailure(
+          sse,
+          'session_busy',
+          'the session moved on (a newer message already ran after this answer); its answer is in the history',
+        );
         return;
       }
       await drive(lease, record.sessionId, sse, afterAnswer(state!));
@@ -272,14 +291,26 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
 
   async function chat({ sessionId, message, sse }: ChatInput): Promise<void> {
     // A holder parked on the question the run is still paused on writes nothing more: it may be dead.
-    const lease = await leaseOrReport(sessionId, 0, sse, async (held) => (await states.get(sessionId))?.paused?.requestId === held.parkedOn);
+    const lease = await leaseOrReport(
+      sessionId,
+      0,
+      sse,
+      async (held) => (await states.get(sessionId))?.paused?.requestId === held.parkedOn,
+    );
     if (!lease) return;
     try {
       // A new message closes the open card first (docs/protocol.md §6): its cancel+reason ToolResult goes in.
       const closed = await coordinator.supersede(sessionId);
       if (closed?.resolution) {
         const { status, at } = closed.resolution;
-        sse.send('interaction_resolved', { requestId: closed.requestId, toolCallId: closed.toolCallId, status, at: new Date(at).toISOString(), selections: [], customInputLength: 0 });
+        sse.send('interaction_resolved', {
+          requestId: closed.requestId,
+          toolCallId: closed.toolCallId,
+          status,
+          at: new Date(at).toISOString(),
+          selections: [],
+          customInputLength: 0,
+        });
       }
       const rolled = await rollForward(sessionId);
       const written = closed ? await states.get(sessionId) : undefined;
@@ -295,7 +326,14 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       }
       const start = await states.update(sessionId, (cur) => {
         const base = cur ?? emptyRun(sessionId, system);
-        return { ...base, status: 'running', paused: undefined, owed: undefined, round: 0, messages: [...base.messages, { role: 'user', content: message }] };
+        return {
+          ...base,
+          status: 'running',
+          paused: undefined,
+          owed: undefined,
+          round: 0,
+          messages: [...base.messages, { role: 'user', content: message }],
+        };
       });
       await drive(lease, sessionId, sse, start!);
     } catch (err) {

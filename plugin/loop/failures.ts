@@ -41,9 +41,13 @@ export function publicFailure(err: unknown): { code: LoopErrorCode; message: str
     const http = typeof status === 'number' ? ` (HTTP ${status})` : '';
     return { code, message: `The model call failed${http}; send your message again, or ask the operator to check the server log.` };
   }
-  if (code === 'model_timeout') return { code, message: 'The model stopped sending before its reply was complete; send your message again.' };
+  if (code === 'model_timeout')
+    return { code, message: 'The model stopped sending before its reply was complete; send your message again.' };
   if (code === 'empty_reply') return { code, message: 'The model sent an empty reply; nothing was stored, send your message again.' };
-  return { code: 'internal_error', message: 'The run failed on the server; send your message again, or ask the operator to check the server log.' };
+  return {
+    code: 'internal_error',
+    message: 'The run failed on the server; send your message again, or ask the operator to check the server log.',
+  };
 }
 
 /** Report `err` on the stream in public words and hand the full error to `log`. */
@@ -66,8 +70,13 @@ type LogFn = (message: string, ...rest: unknown[]) => void;
  * A logger for the `openai` client (`new OpenAI({ logger: maskedLogger() })`) that masks API-key-like
  * tokens in everything the SDK logs, as the loop's own error log does: the SDK may log upstream text.
  */
-export function maskedLogger(target: Pick<Console, 'error' | 'warn' | 'info' | 'debug'> = console): Record<'error' | 'warn' | 'info' | 'debug', LogFn> {
-  const masked = (write: (line: string) => void): LogFn => (...args) => write(redactSecrets(format(...args)));
+export function maskedLogger(
+  target: Pick<Console, 'error' | 'warn' | 'info' | 'debug'> = console,
+): Record<'error' | 'warn' | 'info' | 'debug', LogFn> {
+  const masked =
+    (write: (line: string) => void): LogFn =>
+    (...args) =>
+      write(redactSecrets(format(...args)));
   return {
     error: masked((line) => target.error(line)),
     warn: masked((line) => target.warn(line)),

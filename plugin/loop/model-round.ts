@@ -87,8 +87,7 @@ export async function streamModelRound(input: ModelRoundInput): Promise<ModelRou
   let text = '';
   let finishReason: string | null = null;
   const idle = idleGuard(signal, idleTimeoutMs);
-  const timedOut = () =>
-    new ModelCallError(`the model endpoint sent nothing for ${idleTimeoutMs} ms`, { code: 'model_timeout' });
+  const timedOut = () => new ModelCallError(`the model endpoint sent nothing for ${idleTimeoutMs} ms`, { code: 'model_timeout' });
   try {
     const { data: stream, response } = await client.chat.completions
       .create({ ...extra, model, messages, stream: true, ...(tools.length ? { tools } : {}) }, { signal: idle.signal })
@@ -124,14 +123,19 @@ export async function streamModelRound(input: ModelRoundInput): Promise<ModelRou
     if (error instanceof ModelCallError) throw error;
     if (idle.fired) throw timedOut();
     const status = (error as { status?: number }).status;
-    throw new ModelCallError(`model call failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`, { cause: error, ...(status ? { status } : {}) });
+    throw new ModelCallError(`model call failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`, {
+      cause: error,
+      ...(status ? { status } : {}),
+    });
   } finally {
     idle.dispose();
   }
   const toolCalls = withUsableIds(acc.finish(), messages);
   if (toolCalls.length === 0 && text.trim() === '') {
     // Strict endpoints refuse a history holding an assistant turn with neither: never store one.
-    throw new ModelCallError(`the model replied with no text and no tool call (finish_reason ${finishReason ?? 'none'})`, { code: 'empty_reply' });
+    throw new ModelCallError(`the model replied with no text and no tool call (finish_reason ${finishReason ?? 'none'})`, {
+      code: 'empty_reply',
+    });
   }
   const assistant: ChatCompletionAssistantMessageParam = {
     role: 'assistant',

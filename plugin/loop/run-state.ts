@@ -87,7 +87,9 @@ export class RunStates {
       const written: RunState = { ...next, sessionId, rev: (entry?.value.rev ?? 0) + 1, updatedAt: this.#now() };
       if (await this.#store.putState(key, written, { ifVersion: entry ? entry.version : null })) return written;
     }
-    throw new StateConflictError(`run state of session ${JSON.stringify(sessionId)} kept changing under ${this.#attempts} writes; retry later`);
+    throw new StateConflictError(
+      `run state of session ${JSON.stringify(sessionId)} kept changing under ${this.#attempts} writes; retry later`,
+    );
   }
 }
 
@@ -108,7 +110,11 @@ export const hasToolResult = (messages: readonly ChatCompletionMessageParam[], t
  * Insert the tool message for `toolCallId` among the tool messages that follow its assistant message, at
  * the position of the call in `tool_calls`, so the history reads in call order. Idempotent by tool_call_id.
  */
-export function insertToolResult(messages: ChatCompletionMessageParam[], toolCallId: string, content: string): ChatCompletionMessageParam[] {
+export function insertToolResult(
+  messages: ChatCompletionMessageParam[],
+  toolCallId: string,
+  content: string,
+): ChatCompletionMessageParam[] {
   if (hasToolResult(messages, toolCallId)) return messages;
   const tool: ChatCompletionToolMessageParam = { role: 'tool', tool_call_id: toolCallId, content };
   const at = messages.findIndex((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === toolCallId));

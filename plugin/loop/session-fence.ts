@@ -24,7 +24,9 @@ export type TakeOver = (held: Readonly<LeaseValue>) => boolean | Promise<boolean
 export class SessionBusyError extends Error {
   readonly code = 'session_busy';
   constructor(sessionId: string) {
-    super(`session ${JSON.stringify(sessionId)} is already running (another message or continue holds it); wait for its stream to end and retry`);
+    super(
+      `session ${JSON.stringify(sessionId)} is already running (another message or continue holds it); wait for its stream to end and retry`,
+    );
     this.name = 'SessionBusyError';
   }
 }
@@ -33,7 +35,9 @@ export class SessionBusyError extends Error {
 export class LeaseLostError extends Error {
   readonly code = 'session_busy';
   constructor(sessionId: string) {
-    super(`session ${JSON.stringify(sessionId)} was taken over by another runner after this run's lease lapsed; its last step was not saved`);
+    super(
+      `session ${JSON.stringify(sessionId)} was taken over by another runner after this run's lease lapsed; its last step was not saved`,
+    );
     this.name = 'LeaseLostError';
   }
 }
@@ -71,7 +75,13 @@ export class SessionFence {
   readonly #now: () => number;
 
   constructor(store: PendingStore, options: SessionFenceOptions = {}) {
-    const { ttlMs = 15_000, renewEveryMs = Math.max(50, Math.floor(ttlMs / 3)), waitMs = 0, keyPrefix = 'lease:', now = Date.now } = options;
+    const {
+      ttlMs = 15_000,
+      renewEveryMs = Math.max(50, Math.floor(ttlMs / 3)),
+      waitMs = 0,
+      keyPrefix = 'lease:',
+      now = Date.now,
+    } = options;
     this.#store = store;
     this.#ttlMs = ttlMs;
     this.#renewEveryMs = renewEveryMs;

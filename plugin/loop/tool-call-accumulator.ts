@@ -94,6 +94,8 @@ export class ToolCallAccumulator {
   /** The calls in index order (a stable sort: arrival order otherwise). A call sent without id gets a generated one. */
   finish(): AccumulatedToolCall[] {
     const last = Number.MAX_SAFE_INTEGER;
-    return [...this.#calls].sort((a, b) => (a.index ?? last) - (b.index ?? last)).map((c) => ({ id: c.id ?? freshToolCallId(), name: c.name, arguments: c.arguments }));
+    return [...this.#calls]
+      .sort((a, b) => (a.index ?? last) - (b.index ?? last))
+      .map((c) => ({ id: c.id ?? freshToolCallId(), name: c.name, arguments: c.arguments }));
   }
 }

@@ -18,7 +18,10 @@ export function historyToolCallIds(messages: readonly ChatCompletionMessageParam
 }
 
 /** `calls` with every empty, repeated or already used id replaced by a fresh one; order is kept. */
-export function withUsableIds(calls: readonly AccumulatedToolCall[], messages: readonly ChatCompletionMessageParam[]): AccumulatedToolCall[] {
+export function withUsableIds(
+  calls: readonly AccumulatedToolCall[],
+  messages: readonly ChatCompletionMessageParam[],
+): AccumulatedToolCall[] {
   const taken = historyToolCallIds(messages);
   return calls.map((call) => {
     let id = call.id.trim() === '' || taken.has(call.id) ? freshToolCallId() : call.id;

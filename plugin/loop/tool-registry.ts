@@ -70,7 +70,12 @@ export class ToolRegistry {
 
   /** Runs one call; never throws for anything the model or the tool did. */
   async run(call: AccumulatedToolCall, ctx: ToolRunContext, offered: ReadonlySet<string>): Promise<ToolCallResult> {
-    const fail = (message: string): ToolCallResult => ({ toolCallId: call.id, name: call.name, content: errorText(message), isError: true });
+    const fail = (message: string): ToolCallResult => ({
+      toolCallId: call.id,
+      name: call.name,
+      content: errorText(message),
+      isError: true,
+    });
     const tool = this.#tools.get(call.name);
     if (!tool || !offered.has(call.name)) {
       const names = [...offered].join(', ') || 'none';

@@ -57,7 +57,9 @@ export function decodeEnvelope<T>(raw: string, key: string): T | undefined {
   try {
     envelope = JSON.parse(raw) as Envelope<T>;
   } catch (error) {
-    throw new StoreError('store_corrupt', `value under ${JSON.stringify(key)} is not JSON; is another app writing to this namespace?`, { cause: error });
+    throw new StoreError('store_corrupt', `value under ${JSON.stringify(key)} is not JSON; is another app writing to this namespace?`, {
+      cause: error,
+    });
   }
   if (envelope === null || typeof envelope !== 'object' || !('value' in envelope)) {
     throw new StoreError('store_corrupt', `value under ${JSON.stringify(key)} is not a Keyv envelope { value, expires }`);

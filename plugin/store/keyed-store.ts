@@ -151,7 +151,13 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
         const free = isFree(loaded);
         // Pointer before record: if the record write then fails, the pointer dangles and currentOf reads
         // nothing, and a retry of the same create rewrites both.
-        await write(sessionKey(record.sessionId), { kind: 'any' }, { requestId: record.requestId } satisfies StoredPointer, ttlMs, deadline);
+        await write(
+          sessionKey(record.sessionId),
+          { kind: 'any' },
+          { requestId: record.requestId } satisfies StoredPointer,
+          ttlMs,
+          deadline,
+        );
         if (!free) return;
         for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
           const stored: StoredInteraction = { record, purgeAt };
@@ -188,7 +194,9 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
           }
           if (value.record.toolResultWritten) return DONE;
           const stored: StoredInteraction = { record: { ...value.record, toolResultWritten: true }, purgeAt: value.purgeAt };
-          return (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(value.purgeAt, now), deadline)) ? DONE : RETRY;
+          return (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(value.purgeAt, now), deadline))
+            ? DONE
+            : RETRY;
         }),
       ),
 
@@ -227,7 +235,9 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
           if (loaded.raw === undefined) return { done: false };
           if (ifVersion !== undefined && live?.version !== ifVersion) return { done: false };
           // A dead row is removed too, but only a live one counts as "deleted" for the caller.
-          return (await write(stateKey(key), { kind: 'raw', raw: loaded.raw }, null, undefined, deadline)) ? { done: live !== undefined } : RETRY;
+          return (await write(stateKey(key), { kind: 'raw', raw: loaded.raw }, null, undefined, deadline))
+            ? { done: live !== undefined }
+            : RETRY;
         }),
       ),
 
@@ -238,7 +248,12 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
     },
   };
 
-  function claim(requestId: string, resolution: Resolution, { allowExpired = false }: ClaimOptions, deadline: number): Promise<ClaimOutcome> {
+  function claim(
+    requestId: string,
+    resolution: Resolution,
+    { allowExpired = false }: ClaimOptions,
+    deadline: number,
+  ): Promise<ClaimOutcome> {
     return untilSwapped('claim', requestId, async (): Promise<{ done: ClaimOutcome } | typeof RETRY> => {
       const { raw, value } = await load<StoredInteraction>(interactionKey(requestId));
       const now = clock();
@@ -251,7 +266,9 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
       const purgeAt = Math.max(now, resolution.at) + retentionMs;
       const stored: StoredInteraction = { record: resolved, purgeAt };
       // Lost the race: the next read sees the winner's resolution.
-      return (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(purgeAt, now), deadline)) ? { done: { ok: true, record: resolved } } : RETRY;
+      return (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(purgeAt, now), deadline))
+        ? { done: { ok: true, record: resolved } }
+        : RETRY;
     });
   }
 

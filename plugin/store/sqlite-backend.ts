@@ -53,7 +53,12 @@ export async function openSqliteBackend(file: string, { timeoutMs, sweepEveryMs 
     let rows: Array<Record<string, unknown>>;
     if (next === null) {
       if (expect.kind === 'raw') {
-        rows = await query(`DELETE FROM ${table} WHERE key = ? AND value = ? AND ${SQL_NOW_MS} <= ? RETURNING key`, key, expect.raw, deadline);
+        rows = await query(
+          `DELETE FROM ${table} WHERE key = ? AND value = ? AND ${SQL_NOW_MS} <= ? RETURNING key`,
+          key,
+          expect.raw,
+          deadline,
+        );
       } else if (expect.kind === 'any') {
         rows = await query(`DELETE FROM ${table} WHERE key = ? AND ${SQL_NOW_MS} <= ? RETURNING key`, key, deadline);
         if (rows.length === 0) return lateOr(true, deadline);
@@ -62,7 +67,13 @@ export async function openSqliteBackend(file: string, { timeoutMs, sweepEveryMs 
         return true;
       }
     } else if (expect.kind === 'raw') {
-      rows = await query(`UPDATE ${table} SET value = ? WHERE key = ? AND value = ? AND ${SQL_NOW_MS} <= ? RETURNING key`, next, key, expect.raw, deadline);
+      rows = await query(
+        `UPDATE ${table} SET value = ? WHERE key = ? AND value = ? AND ${SQL_NOW_MS} <= ? RETURNING key`,
+        next,
+        key,
+        expect.raw,
+        deadline,
+      );
     } else {
       // "WHERE <deadline>" on the SELECT also keeps SQLite's parser from reading ON CONFLICT as a join.
       const onConflict = expect.kind === 'any' ? 'DO UPDATE SET value = excluded.value' : 'DO NOTHING';
@@ -93,6 +104,7 @@ export async function openSqliteBackend(file: string, { timeoutMs, sweepEveryMs 
 
 /** No row changed: either the expectation failed or the deadline had passed (same clock, so we can tell). */
 function lateOr(result: boolean, deadline: number): boolean {
-  if (Date.now() > deadline) throw new StoreUnavailableError('sqlite write came after its deadline (a lock held too long?); nothing was written');
+  if (Date.now() > deadline)
+    throw new StoreUnavailableError('sqlite write came after its deadline (a lock held too long?); nothing was written');
   return result;
 }

@@ -46,7 +46,8 @@ export async function withinBudget<T>(what: string, timeoutMs: number, work: () 
   });
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new StoreUnavailableError(`${what} did not finish within ${timeoutMs} ms; nothing is known to have changed, retry later`)),
+      () =>
+        reject(new StoreUnavailableError(`${what} did not finish within ${timeoutMs} ms; nothing is known to have changed, retry later`)),
       timeoutMs,
     );
   });

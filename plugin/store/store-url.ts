@@ -4,10 +4,7 @@
  */
 import { StoreError } from './store-errors.js';
 
-export type StoreTarget =
-  | { kind: 'memory' }
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'redis'; url: string; label: string };
+export type StoreTarget = { kind: 'memory' } | { kind: 'sqlite'; file: string } | { kind: 'redis'; url: string; label: string };
 
 export const STORE_URL_FORMS = 'memory, sqlite://<file path>, redis://host:port[/db] or rediss://host:port[/db]';
 
@@ -37,5 +34,7 @@ export function parseStoreUrl(url: string): StoreTarget {
 
 function invalid(url: string, why: string, cause?: unknown): StoreError {
   const shown = url.replace(/\/\/[^@/]*@/, '//***@');
-  return new StoreError('invalid_store_url', `store URL ${JSON.stringify(shown)} is not accepted (${why}); use ${STORE_URL_FORMS}`, { cause });
+  return new StoreError('invalid_store_url', `store URL ${JSON.stringify(shown)} is not accepted (${why}); use ${STORE_URL_FORMS}`, {
+    cause,
+  });
 }

@@ -56,7 +56,11 @@ test('invalid bounds are an is_error ToolResult naming the field; no card is sho
   assert.equal(results[0].isError, true);
   assert.match(results[0].content, /min: min \(6\) is greater than max \(5\)/);
   const asked = all(chat, 'user_input_required');
-  assert.deepEqual(asked.map((a) => a.toolCallId), ['call_ok'], 'only the corrected call reaches the user');
+  assert.deepEqual(
+    asked.map((a) => a.toolCallId),
+    ['call_ok'],
+    'only the corrected call reaches the user',
+  );
   assert.deepEqual(h.model.requests[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_bad', content: results[0].content });
 });
 

@@ -17,7 +17,8 @@ test('malformed, non-JSON and oversized chat bodies get the contract error body,
   const h = await startHarness({ fallback: { text: 'should not run' } });
   const logged: string[] = [];
   const original = console.error;
-  console.error = (...args: unknown[]) => void logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : String(a))).join(' '));
+  console.error = (...args: unknown[]) =>
+    void logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : String(a))).join(' '));
   t.after(async () => {
     console.error = original;
     await h.close();
@@ -36,5 +37,9 @@ test('malformed, non-JSON and oversized chat bodies get the contract error body,
     assert.doesNotMatch(res.text, new RegExp(CANARY), 'the body is not echoed');
   }
   assert.equal(h.model.requests.length, 0, 'no model call for a refused message');
-  assert.deepEqual(logged.filter((l) => l.includes(CANARY)), [], 'no log line quotes the body');
+  assert.deepEqual(
+    logged.filter((l) => l.includes(CANARY)),
+    [],
+    'no log line quotes the body',
+  );
 });

@@ -14,8 +14,18 @@ test('defaults match the contract', () => {
 });
 
 test('values are read, and a bad one names its variable', () => {
-  const c = readDemoConfig({ PORT: '0', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OPENAI_MODEL: 'x', ASK_USER_STORE: 'memory', ASK_USER_TTL_MS: '5000', ASK_USER_HOST: 'in-process' });
-  assert.deepEqual([c.port, c.baseURL, c.model, c.storeUrl, c.ttlMs, c.hostMode], [0, 'http://127.0.0.1:1/v1', 'x', 'memory', 5000, 'in-process']);
+  const c = readDemoConfig({
+    PORT: '0',
+    OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+    OPENAI_MODEL: 'x',
+    ASK_USER_STORE: 'memory',
+    ASK_USER_TTL_MS: '5000',
+    ASK_USER_HOST: 'in-process',
+  });
+  assert.deepEqual(
+    [c.port, c.baseURL, c.model, c.storeUrl, c.ttlMs, c.hostMode],
+    [0, 'http://127.0.0.1:1/v1', 'x', 'memory', 5000, 'in-process'],
+  );
   assert.throws(() => readDemoConfig({ PORT: 'abc' }), { code: 'invalid_config', message: /PORT/ });
   assert.throws(() => readDemoConfig({ ASK_USER_TTL_MS: '0' }), { code: 'invalid_config', message: /ASK_USER_TTL_MS/ });
   assert.throws(() => readDemoConfig({ ASK_USER_HOST: 'memory' }), { code: 'invalid_config', message: /ASK_USER_HOST/ });

@@ -59,10 +59,19 @@ describe('model endpoint quirks', () => {
   });
   after(() => h.close());
 
-  for (const [label, index] of [['every call on index 0', 0], ['no index at all', undefined]] as const) {
+  for (const [label, index] of [
+    ['every call on index 0', 0],
+    ['no index at all', undefined],
+  ] as const) {
     it(`parallel calls with ${label} stay two calls`, async () => {
       h.model.enqueue(
-        { raw: [...streamedCall('call_list', LIST_TEST_SUITES, '{}', index), ...streamedCall('call_ask', 'ask_user', ASK_TEXT, index), chunk({}, 'tool_calls')] },
+        {
+          raw: [
+            ...streamedCall('call_list', LIST_TEST_SUITES, '{}', index),
+            ...streamedCall('call_ask', 'ask_user', ASK_TEXT, index),
+            chunk({}, 'tool_calls'),
+          ],
+        },
         { text: 'done' },
       );
       const { chat, card, cont } = await askAndAnswer(h, `merge-${index ?? 'none'}`);
@@ -71,12 +80,23 @@ describe('model endpoint quirks', () => {
       assert.equal(ordinary[0].isError, false);
       assert.equal(card.toolCallId, 'call_ask');
       assert.deepEqual(first(cont, 'done'), { reason: 'completed' });
-      assert.deepEqual(answerInLastRequest(h, 'call_ask').map((a) => a.selections), [['safe']]);
+      assert.deepEqual(
+        answerInLastRequest(h, 'call_ask').map((a) => a.selections),
+        [['safe']],
+      );
     });
   }
 
   it('one id for two calls of a turn: each call gets its own id and exactly one result', async () => {
-    h.model.enqueue({ toolCalls: [{ id: 'call_0', name: LIST_TEST_SUITES, arguments: {} }, { id: 'call_0', name: 'ask_user', arguments: ASK }] }, { text: 'done' });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          { id: 'call_0', name: LIST_TEST_SUITES, arguments: {} },
+          { id: 'call_0', name: 'ask_user', arguments: ASK },
+        ],
+      },
+      { text: 'done' },
+    );
     const { chat, card, cont } = await askAndAnswer(h, 'same-id-turn');
     const listed = all(chat, 'tool_result').filter((r) => r.name === LIST_TEST_SUITES);
     assert.equal(listed.length, 1);
@@ -84,12 +104,20 @@ describe('model endpoint quirks', () => {
     assert.deepEqual(first(cont, 'done'), { reason: 'completed' }, `continue ended with ${errorCode(cont)}`);
     const sent = h.model.requests.at(-1)!.messages;
     assert.equal(sent.filter((m) => m.role === 'tool' && m.tool_call_id === listed[0].toolCallId).length, 1);
-    assert.deepEqual(answerInLastRequest(h, card.toolCallId).map((a) => a.selections), [['safe']], 'the answer reached the model');
+    assert.deepEqual(
+      answerInLastRequest(h, card.toolCallId).map((a) => a.selections),
+      [['safe']],
+      'the answer reached the model',
+    );
   });
 
   it('an id reused in a later round gets a fresh one: the second answer reaches the model and the session goes on', async () => {
     const sessionId = 'reused-id';
-    h.model.enqueue({ toolCalls: [{ id: 'ask_user:0', name: 'ask_user', arguments: ASK }] }, { toolCalls: [{ id: 'ask_user:0', name: 'ask_user', arguments: ASK }] }, { text: 'both answers in' });
+    h.model.enqueue(
+      { toolCalls: [{ id: 'ask_user:0', name: 'ask_user', arguments: ASK }] },
+      { toolCalls: [{ id: 'ask_user:0', name: 'ask_user', arguments: ASK }] },
+      { text: 'both answers in' },
+    );
     const first1 = await askAndAnswer(h, sessionId);
     assert.equal(first1.card.toolCallId, 'ask_user:0');
     const second = first(first1.cont, 'user_input_required');
@@ -98,14 +126,20 @@ describe('model endpoint quirks', () => {
     const cont2 = await postStream(`${h.url}/api/chat/continue`, answerBody(sessionId, second.id, ['implement']));
     assert.equal(errorCode(cont2), undefined);
     assert.deepEqual(first(cont2, 'done'), { reason: 'completed' });
-    assert.deepEqual(answerInLastRequest(h, second.toolCallId).map((a) => a.selections), [['implement']]);
+    assert.deepEqual(
+      answerInLastRequest(h, second.toolCallId).map((a) => a.selections),
+      [['implement']],
+    );
     h.model.enqueue({ text: 'still here' });
     const next = await postStream(`${h.url}/api/chat`, { sessionId, message: 'and now?' });
     assert.deepEqual(first(next, 'done'), { reason: 'completed' }, `next message ended with ${errorCode(next)}`);
   });
 
   const emptyReplies: Array<[string, Record<string, unknown>]> = [
-    ['reasoning only, cut by length', { raw: [chunk({ role: 'assistant', reasoning_content: 'Let me think' }), chunk({ reasoning_content: ' more' }, 'length')] }],
+    [
+      'reasoning only, cut by length',
+      { raw: [chunk({ role: 'assistant', reasoning_content: 'Let me think' }), chunk({ reasoning_content: ' more' }, 'length')] },
+    ],
     ['an empty stream', { raw: [] }],
     ['an empty stream without [DONE]', { raw: [chunk({ role: 'assistant', content: '' })], noDone: true }],
     ['a plain JSON answer with no content', { json: turnToCompletion({}, 'quirky') }],
@@ -118,14 +152,21 @@ describe('model endpoint quirks', () => {
       assert.equal(errorCode(chat), 'empty_reply');
       assert.deepEqual(first(chat, 'done'), { reason: 'error' });
       const view = await getJson(`${h.url}/api/session?sessionId=${sessionId}`);
-      assert.deepEqual(view.body.items.filter((m: { role: string }) => m.role === 'assistant'), [], 'no assistant turn stored');
+      assert.deepEqual(
+        view.body.items.filter((m: { role: string }) => m.role === 'assistant'),
+        [],
+        'no assistant turn stored',
+      );
       const next = await postStream(`${h.url}/api/chat`, { sessionId, message: 'again' });
       assert.deepEqual(first(next, 'done'), { reason: 'completed' }, `next message ended with ${errorCode(next)}`);
     });
   });
 
   it('a plain JSON answer to a streaming request keeps its tool call', async () => {
-    h.model.enqueue({ json: turnToCompletion({ toolCalls: [{ id: 'call_json', name: 'ask_user', arguments: ASK }] }, 'quirky') }, { text: 'ok' });
+    h.model.enqueue(
+      { json: turnToCompletion({ toolCalls: [{ id: 'call_json', name: 'ask_user', arguments: ASK }] }, 'quirky') },
+      { text: 'ok' },
+    );
     const { card, cont } = await askAndAnswer(h, 'plain-json');
     assert.equal(card.toolCallId, 'call_json');
     assert.deepEqual(first(cont, 'done'), { reason: 'completed' });
@@ -133,7 +174,13 @@ describe('model endpoint quirks', () => {
 
   it('a legacy function_call is read as one tool call', async () => {
     h.model.enqueue(
-      { raw: [chunk({ role: 'assistant', function_call: { name: 'ask_user', arguments: '' } }), chunk({ function_call: { arguments: ASK_TEXT } }), chunk({}, 'function_call')] },
+      {
+        raw: [
+          chunk({ role: 'assistant', function_call: { name: 'ask_user', arguments: '' } }),
+          chunk({ function_call: { arguments: ASK_TEXT } }),
+          chunk({}, 'function_call'),
+        ],
+      },
       { text: 'ok' },
     );
     const { cont } = await askAndAnswer(h, 'legacy-function-call');
@@ -142,11 +189,22 @@ describe('model endpoint quirks', () => {
 
   it('arguments sent as a JSON object are read as that object', async () => {
     h.model.enqueue(
-      { raw: [chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_obj', type: 'function', function: { name: 'ask_user', arguments: ASK } }] }), chunk({}, 'tool_calls')] },
+      {
+        raw: [
+          chunk({
+            role: 'assistant',
+            tool_calls: [{ index: 0, id: 'call_obj', type: 'function', function: { name: 'ask_user', arguments: ASK } }],
+          }),
+          chunk({}, 'tool_calls'),
+        ],
+      },
       { text: 'ok' },
     );
     const { card } = await askAndAnswer(h, 'object-arguments');
-    assert.deepEqual(card.options.map((o: { id: string }) => o.id), ['safe', 'implement']);
+    assert.deepEqual(
+      card.options.map((o: { id: string }) => o.id),
+      ['safe', 'implement'],
+    );
   });
 
   it('a silent upstream ends with model_timeout and the session stays usable', async (t) => {
@@ -177,7 +235,11 @@ describe('upstream text in logs', () => {
     const chat = await postStream(`${h.url}/api/chat`, { sessionId: 'log-leak', message: `my key is ${secret}` });
     assert.equal(errorCode(chat), 'model_error');
     assert.ok(lines.length > 0, 'the SDK and the loop logged something');
-    assert.deepEqual(lines.filter((l) => l.includes(secret.slice(3))), [], 'no log line holds the key');
+    assert.deepEqual(
+      lines.filter((l) => l.includes(secret.slice(3))),
+      [],
+      'no log line holds the key',
+    );
     assert.ok(!chat.raw.includes(secret.slice(3)), 'nor does the stream');
   });
 });

@@ -13,7 +13,10 @@ import { answerBody, first, getJson, postStream, shape, text } from './sse-clien
 import { askSingle, startHarness } from './harness.js';
 
 test('in-process host: a live wait continues with the exact ToolResult', async (t) => {
-  const h = await startHarness({ hostMode: 'in-process', turns: [{ text: 'Q?', toolCalls: [askSingle('call_ip')] }, { text: 'continued in memory' }] });
+  const h = await startHarness({
+    hostMode: 'in-process',
+    turns: [{ text: 'Q?', toolCalls: [askSingle('call_ip')] }, { text: 'continued in memory' }],
+  });
   t.after(() => h.close());
   const ask = first(await postStream(`${h.url}/api/chat`, { sessionId: 's-ip', message: 'go' }), 'user_input_required');
   assert.equal((await getJson(`${h.url}/api/interactions/pending?sessionId=s-ip`)).body.pending.resumable, true);
@@ -23,7 +26,11 @@ test('in-process host: a live wait continues with the exact ToolResult', async (
   assert.equal(text(cont), 'continued in memory');
   const [before, after] = h.model.requests;
   assert.deepEqual(after!.messages.slice(0, before!.messages.length), before!.messages);
-  assert.deepEqual(after!.messages.at(-1), { role: 'tool', tool_call_id: 'call_ip', content: '{"selections":["safe"],"customInput":"","cancelled":false}' });
+  assert.deepEqual(after!.messages.at(-1), {
+    role: 'tool',
+    tool_call_id: 'call_ip',
+    content: '{"selections":["safe"],"customInput":"","cancelled":false}',
+  });
   assert.equal(h.model.requests.length, 2);
   assert.equal((await h.store.get(ask.id))?.toolResultWritten, true);
 });
@@ -60,7 +67,12 @@ test('in-process host: after kill -9 the card survives on SQLite but is not resu
     await model.close();
     await dir.remove();
   });
-  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'm', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`, ASK_USER_HOST: 'in-process' };
+  const env = {
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_MODEL: 'm',
+    ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
+    ASK_USER_HOST: 'in-process',
+  };
   const one = await startDemoServer({ env });
   const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-gone', message: 'go' }), 'user_input_required');
   assert.equal((await getJson(`${one.url}/api/interactions/pending?sessionId=s-gone`)).body.pending.resumable, true);

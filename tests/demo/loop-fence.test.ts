@@ -19,14 +19,21 @@ test('a second message while the session runs gets session_busy; the first run i
   await h.model.waitForRequests(1);
   const busy = await postStream(`${h.url}/api/chat`, { sessionId: 's-busy', message: 'second' });
   assert.equal(busy.status, 200);
-  assert.deepEqual(busy.events.map((e) => e.event), ['error', 'done']);
+  assert.deepEqual(
+    busy.events.map((e) => e.event),
+    ['error', 'done'],
+  );
   assert.equal(busy.events[0]!.data.code, 'session_busy');
   assert.deepEqual(busy.events[1]!.data, { reason: 'error' });
   release();
   const done = await slow;
   assert.deepEqual(first(done, 'done'), { reason: 'completed' });
   const users = (await h.demo.loop.getRun('s-busy'))!.messages.filter((m) => m.role === 'user');
-  assert.deepEqual(users.map((m) => m.content), ['first'], 'the refused message never entered the history');
+  assert.deepEqual(
+    users.map((m) => m.content),
+    ['first'],
+    'the refused message never entered the history',
+  );
   assert.equal(h.model.requests.length, 1);
 });
 
@@ -72,7 +79,11 @@ test('a continue racing a new message: never two runners, never a doubled or mis
     const calls = h.model.requests.slice(before);
     assert.ok(calls.length <= 2, 'at most one model call per accepted stream');
     for (const c of calls) {
-      assert.equal(c.messages.filter((m) => m.role === 'tool' && m.tool_call_id === callId).length, 1, 'the model never sees the ToolResult twice');
+      assert.equal(
+        c.messages.filter((m) => m.role === 'tool' && m.tool_call_id === callId).length,
+        1,
+        'the model never sees the ToolResult twice',
+      );
     }
     assert.ok([cont.status, chat.status].includes(200));
   }

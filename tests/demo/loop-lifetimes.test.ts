@@ -27,7 +27,10 @@ test('a new message supersedes the open card: cancel+reason ToolResult first, th
 
   const sent = h.model.requests[1]!.messages;
   assert.deepEqual(unansweredToolCalls(sent as any), [], 'every assistant tool call has a result');
-  assert.deepEqual(sent.slice(-3).map((m) => m.role), ['assistant', 'tool', 'user']);
+  assert.deepEqual(
+    sent.slice(-3).map((m) => m.role),
+    ['assistant', 'tool', 'user'],
+  );
   assert.equal(sent.at(-2)!.content, closed);
   assert.equal(sent.at(-1)!.content, 'never mind, other task');
   assert.equal(toolMessagesFor(sent, 'call_old').length, 1);
@@ -47,11 +50,15 @@ test('an expired question gets the expired ToolResult, the run ends, and continu
   const chat = await postStream(`${h.url}/api/chat`, { sessionId: 's-exp', message: 'ask me' });
   const ask = first(chat, 'user_input_required');
   // The kit's expiry timer closes it; wait for the run to show it (no timing is asserted, 30 s at most).
-  for (const giveUp = Date.now() + 30_000; Date.now() < giveUp && (await h.demo.loop.getRun('s-exp'))?.status === 'paused'; ) await sleep(20);
+  for (const giveUp = Date.now() + 30_000; Date.now() < giveUp && (await h.demo.loop.getRun('s-exp'))?.status === 'paused';)
+    await sleep(20);
   const run = await h.demo.loop.getRun('s-exp');
   assert.equal(run?.status, 'idle');
   const expired = '{"selections":[],"customInput":"","cancelled":true,"reason":"expired"}';
-  assert.deepEqual(toolMessagesFor(run!.messages, 'call_exp').map((m) => m.content), [expired]);
+  assert.deepEqual(
+    toolMessagesFor(run!.messages, 'call_exp').map((m) => m.content),
+    [expired],
+  );
   assert.equal((await h.store.get(ask.id))?.toolResultWritten, true);
 
   const pending = await getJson(`${h.url}/api/interactions/pending?sessionId=s-exp`);
@@ -83,8 +90,14 @@ test('a claim whose ToolResult write never happened is rolled forward on the nex
   const exact = '{"selections":["implement"],"customInput":"x","cancelled":false}';
   assert.equal(first(next, 'tool_result').content, exact);
   const sent = h.model.requests[1]!.messages;
-  assert.deepEqual(toolMessagesFor(sent, 'call_rf').map((m) => m.content), [exact]);
-  assert.deepEqual(sent.slice(-2).map((m) => m.role), ['tool', 'user']);
+  assert.deepEqual(
+    toolMessagesFor(sent, 'call_rf').map((m) => m.content),
+    [exact],
+  );
+  assert.deepEqual(
+    sent.slice(-2).map((m) => m.role),
+    ['tool', 'user'],
+  );
   assert.equal((await h.store.get(ask.id))?.toolResultWritten, true);
 
   // Rolling forward again changes nothing.
@@ -103,7 +116,10 @@ test('the startup sweep rolls forward half-resolved runs and leaves live questio
   assert.deepEqual(report, { checked: 2, rolledForward: 1, expired: 0, resumed: 0 });
   const one = await h.demo.loop.getRun('s-sw1');
   assert.equal(one?.status, 'idle');
-  assert.deepEqual(toolMessagesFor(one!.messages, 'call_s1').map((m) => m.content), ['{"selections":[],"customInput":"","cancelled":true}']);
+  assert.deepEqual(
+    toolMessagesFor(one!.messages, 'call_s1').map((m) => m.content),
+    ['{"selections":[],"customInput":"","cancelled":true}'],
+  );
   assert.equal((await h.demo.loop.getRun('s-sw2'))?.status, 'paused', 'a live question is not touched');
   assert.equal((await getJson(`${h.url}/api/interactions/pending?sessionId=s-sw2`)).body.pending.id, b.id);
 

@@ -53,9 +53,15 @@ test('a question pauses the run after its state is stored; continue sends histor
   assert.deepEqual(after!.messages.slice(0, before!.messages.length), before!.messages, 'the original history is sent unchanged');
   assert.equal(assistant.role, 'assistant');
   assert.equal(assistant.content, 'Let me ask first.');
-  assert.deepEqual((assistant.tool_calls as any[]).map((c) => [c.id, c.function.name]), [['call_ask_1', 'ask_user']]);
+  assert.deepEqual(
+    (assistant.tool_calls as any[]).map((c) => [c.id, c.function.name]),
+    [['call_ask_1', 'ask_user']],
+  );
   assert.deepEqual(after!.messages.slice(before!.messages.length + 1), [{ role: 'tool', tool_call_id: 'call_ask_1', content: exact }]);
-  assert.ok(after!.tools?.some((tool) => tool.function.name === 'ask_user'), 'ask_user is offered again in the next round');
+  assert.ok(
+    after!.tools?.some((tool) => tool.function.name === 'ask_user'),
+    'ask_user is offered again in the next round',
+  );
   assert.equal(text(cont), `You said ${exact}`);
 
   const done = await h.demo.loop.getRun('s-pause');
@@ -85,14 +91,21 @@ test('cancel writes the cancel ToolResult and ends the run without a model call'
   assert.equal(h.model.requests.length, 1, 'no model call follows a cancel');
   const run = await h.demo.loop.getRun('s-cancel');
   assert.equal(run?.status, 'idle');
-  assert.deepEqual(run?.messages.at(-1), { role: 'tool', tool_call_id: 'call_c', content: '{"selections":[],"customInput":"","cancelled":true}' });
+  assert.deepEqual(run?.messages.at(-1), {
+    role: 'tool',
+    tool_call_id: 'call_c',
+    content: '{"selections":[],"customInput":"","cancelled":true}',
+  });
 
   // The next message carries the cancelled call's result in history.
   h.model.enqueue({ text: 'ok' });
   const next = await postStream(`${h.url}/api/chat`, { sessionId: 's-cancel', message: 'something else' });
   assert.deepEqual(first(next, 'done'), { reason: 'completed' });
   const sent = h.model.requests[1]!.messages;
-  assert.deepEqual(sent.slice(-2).map((m) => m.role), ['tool', 'user']);
+  assert.deepEqual(
+    sent.slice(-2).map((m) => m.role),
+    ['tool', 'user'],
+  );
 });
 
 test('ordinary tool calls of the asking turn run first and their results stay in call order', async (t) => {

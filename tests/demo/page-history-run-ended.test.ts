@@ -13,7 +13,9 @@ const asked = (id: string): SessionItem[] => [
   { role: 'tool', toolCallId: id, text: ANSWER, at: '2026-01-02T03:04:05.000Z' },
 ];
 const runEnded = (items: SessionItem[], running = false) =>
-  historyEntries(items, undefined, running).flatMap((e) => (e.kind !== 'receipt' ? [] : [e.receipt.state === 'answered' ? (e.receipt.runEnded ?? 'continuing') : e.receipt.state]));
+  historyEntries(items, undefined, running).flatMap((e) =>
+    e.kind !== 'receipt' ? [] : [e.receipt.state === 'answered' ? (e.receipt.runEnded ?? 'continuing') : e.receipt.state],
+  );
 
 test('answered, then the model replied: completed; the time the session view gave is kept', () => {
   const items = [{ role: 'user', text: 'go' }, ...asked('c1'), { role: 'assistant', text: 'done' }] as SessionItem[];
@@ -23,9 +25,16 @@ test('answered, then the model replied: completed; the time the session view gav
 });
 
 test('answered, then the model asked again: paused (also while that question is open)', () => {
-  const items = [{ role: 'user', text: 'go' }, ...asked('c1'), { role: 'assistant', text: '', toolCalls: [{ id: 'c2', name: 'ask_user', arguments: ASK }] }] as SessionItem[];
+  const items = [
+    { role: 'user', text: 'go' },
+    ...asked('c1'),
+    { role: 'assistant', text: '', toolCalls: [{ id: 'c2', name: 'ask_user', arguments: ASK }] },
+  ] as SessionItem[];
   assert.deepEqual(runEnded(items), ['paused', 'expired']);
-  assert.deepEqual(historyEntries(items, 'c2').flatMap((e) => (e.kind === 'receipt' ? [e.receipt.runEnded] : [])), ['paused']);
+  assert.deepEqual(
+    historyEntries(items, 'c2').flatMap((e) => (e.kind === 'receipt' ? [e.receipt.runEnded] : [])),
+    ['paused'],
+  );
 });
 
 test('answered, then nothing: an error once the run is over, still continuing while it runs; a later message ends the turn', () => {

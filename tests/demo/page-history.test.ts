@@ -47,7 +47,15 @@ test('refused ask_user calls (invalid arguments, a second question in one turn) 
     ],
   );
   const { at, ...answered } = receipts(entries)[1]!;
-  assert.deepEqual(answered, { toolCallId: 'call_q3', title: 'How should I proceed?', mode: 'single', state: 'answered', selections: ['Analyse first'], customInput: 'carefully', runEnded: 'completed' });
+  assert.deepEqual(answered, {
+    toolCallId: 'call_q3',
+    title: 'How should I proceed?',
+    mode: 'single',
+    state: 'answered',
+    selections: ['Analyse first'],
+    customInput: 'carefully',
+    runEnded: 'completed',
+  });
   assert.match(at ?? '', /^\d{4}-\d\d-\d\dT/, 'the session view gives the time the question closed');
   assert.ok(!entries.some((e) => e.kind === 'tool'), 'ask_user ToolResults, refused or not, are not drawn as tool output');
   assert.deepEqual(
@@ -62,7 +70,10 @@ test('receipts for questions the user saw keep their state: expired, cancelled, 
   assert.equal(pastQuestion('c', args, closedToolResultText('superseded'))?.state, 'superseded');
   assert.equal(pastQuestion('c', args, answerToolResultText({ selections: [], customInput: '', cancelled: true }))?.state, 'cancelled');
   assert.equal(pastQuestion('c', args, undefined)?.state, 'expired');
-  assert.deepEqual(pastQuestion('c', args, answerToolResultText({ selections: ['a', 'gone'], customInput: '', cancelled: false }))?.selections, ['Alpha', 'gone']);
+  assert.deepEqual(
+    pastQuestion('c', args, answerToolResultText({ selections: ['a', 'gone'], customInput: '', cancelled: false }))?.selections,
+    ['Alpha', 'gone'],
+  );
   // Any ToolResult that is not an answer is a refusal the user never saw, whatever its words.
   assert.equal(pastQuestion('c', args, 'Error: unknown tool "ask_user"; available tools: none'), undefined);
   assert.equal(pastQuestion('c', args, '{"error":"nope"}'), undefined);

@@ -67,7 +67,10 @@ test('closed writes the reason ToolResult once, and is a no-op for a call the ru
   await h.demo.loop.closed({ record, toolResultContent: content });
   const run = (await h.demo.loop.getRun('s-closed'))!;
   assert.equal(run.status, 'idle');
-  assert.deepEqual(run.messages.filter((m) => m.role === 'tool').map((m) => m.content), [content]);
+  assert.deepEqual(
+    run.messages.filter((m) => m.role === 'tool').map((m) => m.content),
+    [content],
+  );
   await h.demo.loop.closed({ record: { ...record, toolCallId: 'call_unknown' }, toolResultContent: content });
   assert.equal((await h.demo.loop.getRun('s-closed'))!.messages.length, run.messages.length);
   assert.equal((await h.store.get(record.requestId))?.toolResultWritten, true);

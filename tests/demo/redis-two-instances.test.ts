@@ -39,7 +39,11 @@ test('SSE from instance A, continue on instance B, one model call with the exact
   assert.equal(text(cont), 'Continued on B.');
   const [before, after] = model.requests;
   assert.deepEqual(after!.messages.slice(0, before!.messages.length), before!.messages);
-  assert.deepEqual(after!.messages.at(-1), { role: 'tool', tool_call_id: 'call_ab', content: '{"selections":["implement"],"customInput":"","cancelled":false}' });
+  assert.deepEqual(after!.messages.at(-1), {
+    role: 'tool',
+    tool_call_id: 'call_ab',
+    content: '{"selections":["implement"],"customInput":"","cancelled":false}',
+  });
 
   // A late duplicate on A is refused: the request was consumed once, across instances.
   const dup = await postStream(`${a.url}/api/chat/continue`, answerBody('s-ab', ask.id, ['safe']));

@@ -20,7 +20,12 @@ test('kill -9 after the card, restart on the same SQLite file, continue resumes 
     await model.close();
     await dir.remove();
   });
-  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`, ASK_USER_TRACE: '1' };
+  const env = {
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_MODEL: 'scripted-test',
+    ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
+    ASK_USER_TRACE: '1',
+  };
 
   const first1 = await startDemoServer({ env });
   const chat = await postStream(`${first1.url}/api/chat`, { sessionId: 's-restart', message: 'start the task' });
@@ -45,8 +50,15 @@ test('kill -9 after the card, restart on the same SQLite file, continue resumes 
   const rest = after!.messages.slice(before!.messages.length);
   assert.equal(rest.length, 2);
   assert.equal(rest[0]!.role, 'assistant');
-  assert.deepEqual((rest[0]!.tool_calls as any[]).map((c) => c.id), ['call_restart']);
-  assert.deepEqual(rest[1], { role: 'tool', tool_call_id: 'call_restart', content: '{"selections":["safe"],"customInput":"after restart","cancelled":false}' });
+  assert.deepEqual(
+    (rest[0]!.tool_calls as any[]).map((c) => c.id),
+    ['call_restart'],
+  );
+  assert.deepEqual(rest[1], {
+    role: 'tool',
+    tool_call_id: 'call_restart',
+    content: '{"selections":["safe"],"customInput":"after restart","cancelled":false}',
+  });
 
   const trace = await getJson(`${second.url}/api/trace?sessionId=s-restart`);
   assert.ok(trace.body.lines.some((l: any) => l.source === 'audit' && JSON.parse(l.text).event === 'answered'));
@@ -79,12 +91,18 @@ test('a crash between the claim and the ToolResult write is rolled forward at st
   const session = await getJson(`${two.url}/api/session?sessionId=s-crash`);
   assert.equal(session.body.status, 'idle');
   const exact = '{"selections":["implement"],"customInput":"","cancelled":false}';
-  assert.deepEqual(session.body.items.filter((i: any) => i.role === 'tool').map((i: any) => i.text), [exact]);
+  assert.deepEqual(
+    session.body.items.filter((i: any) => i.role === 'tool').map((i: any) => i.text),
+    [exact],
+  );
 
   await postStream(`${two.url}/api/chat`, { sessionId: 's-crash', message: 'what now?' });
   assert.equal(model.requests.length, 2);
   const sent = model.requests[1]!.messages;
-  assert.deepEqual(sent.filter((m) => m.role === 'tool').map((m) => m.content), [exact]);
+  assert.deepEqual(
+    sent.filter((m) => m.role === 'tool').map((m) => m.content),
+    [exact],
+  );
 });
 
 test('a question that expired while the server was down is closed by the startup sweep', async (t) => {
@@ -95,7 +113,12 @@ test('a question that expired while the server was down is closed by the startup
     await dir.remove();
   });
   // Long enough that the first server, however loaded the machine, is killed before its own timer closes it.
-  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'm', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`, ASK_USER_TTL_MS: '4000' };
+  const env = {
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_MODEL: 'm',
+    ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
+    ASK_USER_TTL_MS: '4000',
+  };
   const one = await startDemoServer({ env });
   const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-down', message: 'go' }), 'user_input_required');
   await one.kill();

@@ -8,7 +8,10 @@ import { askUserArgsSchema } from '../../plugin/contract/schema.js';
 import { createAssistant, questionFor, replyToAnswer, topicOf, LIST_TEST_SUITES } from '../../demo/scripted-model/index.js';
 import type { ChatRequestBody } from '../../demo/scripted-model/index.js';
 
-const tools = [{ type: 'function', function: { name: 'ask_user' } }, { type: 'function', function: { name: LIST_TEST_SUITES } }];
+const tools = [
+  { type: 'function', function: { name: 'ask_user' } },
+  { type: 'function', function: { name: LIST_TEST_SUITES } },
+];
 const body = (messages: ChatRequestBody['messages']): ChatRequestBody => ({ model: 'm', messages, tools });
 const respond = createAssistant({ pieceDelayMs: 0 });
 const askArgs = (text: string) => {
@@ -35,7 +38,8 @@ test('the mode follows what the user asked for, in both languages', () => {
 
 test('every question it asks passes the ask_user schema', () => {
   for (const topic of ['release', 'tests', 'directory', 'count', 'features', 'naming', 'approach'] as const) {
-    for (const lang of ['zh', 'en'] as const) assert.equal(askUserArgsSchema.safeParse(questionFor(topic, lang)).success, true, `${topic}/${lang}`);
+    for (const lang of ['zh', 'en'] as const)
+      assert.equal(askUserArgsSchema.safeParse(questionFor(topic, lang)).success, true, `${topic}/${lang}`);
   }
 });
 
@@ -47,14 +51,21 @@ test('a tests request first calls the ordinary tool, then asks with its result a
   const second = respond(
     body([
       { role: 'user', content: '要跑哪些测试' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: LIST_TEST_SUITES, arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: LIST_TEST_SUITES, arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: JSON.stringify(suites) },
     ]),
   );
   const args = second.toolCalls?.[0]?.arguments as { mode: string; allowCustom: boolean; options: Array<{ id: string }> };
   assert.equal(args.mode, 'multiple');
   assert.equal(args.allowCustom, true);
-  assert.deepEqual(args.options.map((o) => o.id), ['smoke']);
+  assert.deepEqual(
+    args.options.map((o) => o.id),
+    ['smoke'],
+  );
 });
 
 test('after the ToolResult it quotes labels, ids and typed text; a cancel is acknowledged', () => {
@@ -65,7 +76,10 @@ test('after the ToolResult it quotes labels, ids and typed text; a cancel is ack
   assert.match(said, /tests first/);
   assert.match(replyToAnswer('{"selections":[],"customInput":"","cancelled":true}', q, 'zh'), /取消/);
   assert.match(replyToAnswer('{"selections":[],"customInput":"","cancelled":true,"reason":"expired"}', q, 'en'), /timed out/);
-  assert.match(replyToAnswer('{"selections":[],"customInput":"2030-01-02","cancelled":false}', questionFor('release', 'zh'), 'zh'), /2030-01-02/);
+  assert.match(
+    replyToAnswer('{"selections":[],"customInput":"2030-01-02","cancelled":false}', questionFor('release', 'zh'), 'zh'),
+    /2030-01-02/,
+  );
 });
 
 test('without ask_user among its tools it answers in text and asks nothing', () => {

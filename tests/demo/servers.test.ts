@@ -15,14 +15,23 @@ import { answerBody, first, getJson, postStream } from './sse-client.js';
 import { TEST_BROWSER_COOKIE } from '../helpers/browser-identity.js';
 
 /** A request with exactly these headers (fetch would add the test browser's cookie, and drops Origin). */
-function raw(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; text: string; setCookie: string[] }> {
+function raw(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; text: string; setCookie: string[] }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, setCookie: res.headers['set-cookie'] ?? [] }));
-    });
+    const req = request(
+      url,
+      { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, setCookie: res.headers['set-cookie'] ?? [] }));
+      },
+    );
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -82,7 +91,12 @@ for (const server of DEMO_SERVERS) {
 
     it('a cross-site chat request is refused before anything runs', async () => {
       const before = h.model.requests.length;
-      const res = await raw(`${h.url}/api/chat`, 'POST', { cookie: TEST_BROWSER_COOKIE, origin: 'http://evil.example' }, { sessionId: `s-${server}`, message: 'x' });
+      const res = await raw(
+        `${h.url}/api/chat`,
+        'POST',
+        { cookie: TEST_BROWSER_COOKIE, origin: 'http://evil.example' },
+        { sessionId: `s-${server}`, message: 'x' },
+      );
       assert.equal(res.status, 403);
       assert.equal(JSON.parse(res.text).error.code, 'forbidden');
       assert.equal(h.model.requests.length, before);

@@ -40,7 +40,10 @@ export async function postStream(url: string, body: unknown): Promise<StreamResu
 export const names = (r: StreamResult) => r.events.map((e) => e.event);
 export const first = (r: StreamResult, name: string) => r.events.find((e) => e.event === name)?.data;
 export const all = (r: StreamResult, name: string) => r.events.filter((e) => e.event === name).map((e) => e.data);
-export const text = (r: StreamResult) => all(r, 'message_delta').map((d) => d.text).join('');
+export const text = (r: StreamResult) =>
+  all(r, 'message_delta')
+    .map((d) => d.text)
+    .join('');
 
 /** `names` with runs of message_delta folded into one, for order assertions. */
 export function shape(r: StreamResult): string[] {

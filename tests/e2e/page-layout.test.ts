@@ -66,7 +66,14 @@ function measure(page: Page) {
     const buttons = [...document.querySelectorAll<HTMLElement>('header button')].map((b) => {
       const r = b.getBoundingClientRect();
       const line = parseFloat(getComputedStyle(b).lineHeight) || parseFloat(getComputedStyle(b).fontSize) * 1.3;
-      return { text: b.textContent!.trim(), height: r.height, lines: Math.round((b.clientHeight - parseFloat(getComputedStyle(b).paddingTop) - parseFloat(getComputedStyle(b).paddingBottom)) / line), right: r.right };
+      return {
+        text: b.textContent!.trim(),
+        height: r.height,
+        lines: Math.round(
+          (b.clientHeight - parseFloat(getComputedStyle(b).paddingTop) - parseFloat(getComputedStyle(b).paddingBottom)) / line,
+        ),
+        right: r.right,
+      };
     });
     const id = document.querySelector<HTMLElement>('[data-testid="session-id"]')!;
     const msgs = [...document.querySelectorAll<HTMLElement>('.msg')].map((m) => ({
@@ -118,43 +125,63 @@ async function checkEverywhere(chat: ChatPage, phase: string): Promise<void> {
       expect(m.sessionIdTitle === m.sessionIdFull, `${where}: the full session id is not available where it is cut`);
       expect(m.docOverflow <= 0, `${where}: the page scrolls sideways by ${m.docOverflow}px`);
       for (const msg of m.msgs) {
-        expect(msg.overflow <= 1 && msg.right <= m.vw + 0.5, `${where}: a ${msg.cls} bubble overflows (${msg.overflow}px, right edge ${msg.right}px)`);
+        expect(
+          msg.overflow <= 1 && msg.right <= m.vw + 0.5,
+          `${where}: a ${msg.cls} bubble overflows (${msg.overflow}px, right edge ${msg.right}px)`,
+        );
       }
       // Voice control says what it sees: the language button must answer to its visible text.
       const langText = (await page.locator('#lang').innerText()).trim();
-      expect((await page.getByRole('button', { name: langText }).count()) === 1, `${where}: no button is named after its visible text "${langText}"`);
+      expect(
+        (await page.getByRole('button', { name: langText }).count()) === 1,
+        `${where}: no button is named after its visible text "${langText}"`,
+      );
       for (const v of await axeViolations(page)) expect(false, `${where}: axe: ${v}`);
     }
   }
 }
 
 const receiptFacts = (page: Page, selector: string) =>
-  page.locator(selector).last().evaluate((el) => {
-    const root = el.getRootNode() as ShadowRoot | Document;
-    const base = root.querySelector<HTMLElement>('[part~="base"]') ?? (el as HTMLElement);
-    // No named helper functions here: the test's TypeScript build would wrap them in a helper the page lacks.
-    const [status, answer, time, note] = ['receipt-status', 'receipt-answer', 'receipt-time', 'receipt-note'].map((n) => root.querySelector<HTMLElement>(`[part~="${n}"]`));
-    const [baseStyle, statusStyle, noteStyle] = [base, status, note].map((e) => {
-      if (!e) return null;
-      const s = getComputedStyle(e);
-      return { border: `${s.borderTopStyle} ${s.borderTopWidth}`, radius: s.borderTopLeftRadius, background: s.backgroundColor, color: s.color, weight: s.fontWeight };
+  page
+    .locator(selector)
+    .last()
+    .evaluate((el) => {
+      const root = el.getRootNode() as ShadowRoot | Document;
+      const base = root.querySelector<HTMLElement>('[part~="base"]') ?? (el as HTMLElement);
+      // No named helper functions here: the test's TypeScript build would wrap them in a helper the page lacks.
+      const [status, answer, time, note] = ['receipt-status', 'receipt-answer', 'receipt-time', 'receipt-note'].map((n) =>
+        root.querySelector<HTMLElement>(`[part~="${n}"]`),
+      );
+      const [baseStyle, statusStyle, noteStyle] = [base, status, note].map((e) => {
+        if (!e) return null;
+        const s = getComputedStyle(e);
+        return {
+          border: `${s.borderTopStyle} ${s.borderTopWidth}`,
+          radius: s.borderTopLeftRadius,
+          background: s.backgroundColor,
+          color: s.color,
+          weight: s.fontWeight,
+        };
+      });
+      return {
+        status: status?.textContent?.trim(),
+        answer: answer?.textContent?.replace(/\s+/g, ' ').trim(),
+        time: time?.textContent?.trim(),
+        note: note?.textContent?.trim(),
+        base: baseStyle,
+        statusStyle,
+        noteStyle,
+      };
     });
-    return {
-      status: status?.textContent?.trim(),
-      answer: answer?.textContent?.replace(/\s+/g, ' ').trim(),
-      time: time?.textContent?.trim(),
-      note: note?.textContent?.trim(),
-      base: baseStyle,
-      statusStyle,
-      noteStyle,
-    };
-  });
 
 test('page layout: at 375 px and on the desktop, light and dark, the header, bubbles, receipts and the whole page pass; a redrawn receipt matches the live one', () =>
   runCase(
     'page-layout',
     {
-      turns: [ask('call_layout', QUESTION, `先看看：${LONG_URL}\n${LONG_JSON}`), (body) => ({ text: `模型收到：${lastToolContent(body)} ${LONG_JSON}` })],
+      turns: [
+        ask('call_layout', QUESTION, `先看看：${LONG_URL}\n${LONG_JSON}`),
+        (body) => ({ text: `模型收到：${lastToolContent(body)} ${LONG_JSON}` }),
+      ],
     },
     async (c) => {
       problems.length = 0;
@@ -171,7 +198,8 @@ test('page layout: at 375 px and on the desktop, light and dark, the header, bub
         await chat.page.emulateMedia({ colorScheme });
         if (SHOTS) await chat.page.screenshot({ path: join(SHOTS, `open-card-en-375-${colorScheme}.png`), fullPage: true });
         const m = await measure(chat.page);
-        for (const b of m.buttons) expect(b.lines === 1, `en at 375px ${colorScheme}: header button "${b.text}" wraps onto ${b.lines} lines`);
+        for (const b of m.buttons)
+          expect(b.lines === 1, `en at 375px ${colorScheme}: header button "${b.text}" wraps onto ${b.lines} lines`);
         for (const v of await axeViolations(chat.page)) expect(false, `en at 375px ${colorScheme}: axe: ${v}`);
       }
       await chat.page.locator('#lang').click();
@@ -191,7 +219,8 @@ test('page layout: at 375 px and on the desktop, light and dark, the header, bub
       await chat.page.emulateMedia({ colorScheme: 'light' });
       const redrawn = await receiptFacts(chat.page, '[data-testid="historic-receipt"]');
       c.note('redrawnReceipt', redrawn);
-      const same = (what: string, a: unknown, b: unknown) => expect(JSON.stringify(a) === JSON.stringify(b), `redrawn receipt: ${what} is ${JSON.stringify(a)}, live ${JSON.stringify(b)}`);
+      const same = (what: string, a: unknown, b: unknown) =>
+        expect(JSON.stringify(a) === JSON.stringify(b), `redrawn receipt: ${what} is ${JSON.stringify(a)}, live ${JSON.stringify(b)}`);
       same('status', redrawn.status, live.status);
       same('answer', redrawn.answer, live.answer);
       same('run outcome note', redrawn.note, live.note);
@@ -215,7 +244,9 @@ test('page layout: once the question timed out, the header no longer says the ru
     const status = chat.page.locator('[data-testid="run-status"]');
     assert.equal((await status.innerText()).trim(), 'paused');
     await card.locator('[part~="receipt"][data-kind="expired"]').waitFor({ timeout: 15_000 });
-    await chat.page.waitForFunction(() => document.querySelector('[data-testid="run-status"]')?.textContent !== 'paused', null, { timeout: 2_000 }).catch(() => {});
+    await chat.page
+      .waitForFunction(() => document.querySelector('[data-testid="run-status"]')?.textContent !== 'paused', null, { timeout: 2_000 })
+      .catch(() => {});
     problems.length = 0;
     const said = (await status.innerText()).trim();
     expect(said === 'expired', `after the timeout the header says the run is ${said}`);

@@ -114,7 +114,10 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
 
   before(async () => {
     // The bundles as the sources make them now, not a stale dist/.
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
     snippet = readmeWidgetSnippet();
     chromium = await launchChromium();
   });
@@ -135,7 +138,13 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
         const logged: unknown[] = [];
         page.on('console', (msg: ConsoleMessage) => {
           if (msg.type() !== 'log') return;
-          void msg.args()[0]?.jsonValue().then((v) => logged.push(v), () => {});
+          void msg
+            .args()[0]
+            ?.jsonValue()
+            .then(
+              (v) => logged.push(v),
+              () => {},
+            );
         });
         const continues: Request[] = [];
         page.on('request', (r) => {
@@ -157,7 +166,9 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
         else if (mode === 'date') await card.locator('[part~="field"]').fill('2030-06-03');
         else if (mode === 'number') await card.locator('[part~="field"]').fill('3');
         else await card.locator('[part~="field"]').fill(mode === 'directory' ? 'build/reports' : 'release-train');
-        const sent = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/chat/continue', { timeout: 10_000 });
+        const sent = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/chat/continue', {
+          timeout: 10_000,
+        });
         await card.locator('[part~="submit-button"]').click();
         const request = await sent.catch(async () => {
           const shown = await card.evaluate((el) => el.shadowRoot!.textContent!.replace(/\s+/g, ' ').trim());
@@ -166,8 +177,8 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
 
         const body = request.postDataJSON() as { sessionId: string; requestId: string; cancelled: boolean };
         const requestId = await card.evaluate((el) => (el as HTMLElement & { request?: { id?: string } }).request?.id);
-        assert.equal(body.sessionId, 'sess-1', 'the provider\'s session-id');
-        assert.equal(body.requestId, requestId, 'the card\'s request');
+        assert.equal(body.sessionId, 'sess-1', "the provider's session-id");
+        assert.equal(body.requestId, requestId, "the card's request");
         assert.equal(body.cancelled, false);
         const response = await request.response();
         assert.equal(response?.status(), 200, 'the server accepted the answer');
@@ -183,7 +194,11 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
         assert.ok(logged.some(isDone), `the snippet logged the continuation through to done; logged: ${JSON.stringify(logged)}`);
         assert.deepEqual(pageErrors, [], 'no errors on the page');
         // The server's own record: the answer it accepted is the one the card sent.
-        const traced = server.demo.trace!.get('sess-1').filter((l) => l.stream === 'continue').map((l) => l.text).join('\n');
+        const traced = server.demo
+          .trace!.get('sess-1')
+          .filter((l) => l.stream === 'continue')
+          .map((l) => l.text)
+          .join('\n');
         assert.match(traced, /event: interaction_resolved\n.*"status":"answered"/, 'the server resolved the interaction with this answer');
       } finally {
         await context.close();

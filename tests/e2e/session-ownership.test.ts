@@ -34,12 +34,16 @@ interface Raw {
 /** A request with exactly these headers (no cookie jar, no fetch that drops Origin). */
 function raw(url: string, method: string, headers: Record<string, string> = {}, body?: unknown): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
+    const req = request(
+      url,
+      { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -60,7 +64,10 @@ describe('a session belongs to the browser that started it', () => {
   };
 
   before(async () => {
-    model = await startScriptedModel({ turns: [{ text: 'Noted.' }, { toolCalls: [{ id: 'call_owned', name: 'ask_user', arguments: QUESTION }] }], fallback: { text: 'ok' } });
+    model = await startScriptedModel({
+      turns: [{ text: 'Noted.' }, { toolCalls: [{ id: 'call_owned', name: 'ask_user', arguments: QUESTION }] }],
+      fallback: { text: 'ok' },
+    });
     demo = await startDemoProcess({ baseURL: model.baseURL, store: 'memory' });
     chromium = await launchChromium();
     owner = await chromium.browser.newContext({ viewport: { width: 375, height: 667 } });
@@ -170,8 +177,18 @@ describe('a session belongs to the browser that started it', () => {
       assert.equal(await page.evaluate(() => (window as unknown as { fetchResult: Promise<string> }).fetchResult), 'sent');
       // Both requests reached the server and were refused: one `rejected` line each, neither consumed the question.
       const deadline = Date.now() + 30_000;
-      while (demo.audit().slice(before).filter((e) => e.event === 'rejected').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      const refused = demo.audit().slice(before).filter((e) => e.event === 'rejected');
+      while (
+        demo
+          .audit()
+          .slice(before)
+          .filter((e) => e.event === 'rejected').length < 2 &&
+        Date.now() < deadline
+      )
+        await new Promise((r) => setTimeout(r, 50));
+      const refused = demo
+        .audit()
+        .slice(before)
+        .filter((e) => e.event === 'rejected');
       assert.equal(refused.length, 2, JSON.stringify(refused));
       for (const e of refused) {
         assert.equal(e.reason, 'forbidden');
@@ -182,7 +199,9 @@ describe('a session belongs to the browser that started it', () => {
       site.closeAllConnections();
       await new Promise((r) => site.close(r));
     }
-    const mine = await raw(`${demo.url}/api/interactions/pending?sessionId=${encodeURIComponent(sessionId)}`, 'GET', { cookie: ownerCookie });
+    const mine = await raw(`${demo.url}/api/interactions/pending?sessionId=${encodeURIComponent(sessionId)}`, 'GET', {
+      cookie: ownerCookie,
+    });
     assert.equal(JSON.parse(mine.text).pending.status, 'pending', 'the question was not answered');
   });
 

@@ -54,7 +54,11 @@ for (const storeCase of cases) {
         assert.equal(t.host!.resumed.length, 0, 'no resume');
         assert.equal(t.host!.closedCalls.length, 0, 'no close');
         const mine = t.audit.entries.filter((e) => e.requestId === asked.requestId);
-        assert.deepEqual(mine.filter((e) => e.event !== 'asked' && e.event !== 'rejected'), [], 'no answered/cancelled audit');
+        assert.deepEqual(
+          mine.filter((e) => e.event !== 'asked' && e.event !== 'rejected'),
+          [],
+          'no answered/cancelled audit',
+        );
         // A refusal is audited as `rejected` with the code, ids only once they are well-formed.
         const rejected = t.audit.entries.at(-1)!;
         assert.equal(rejected.event, 'rejected');

@@ -36,7 +36,13 @@ describe('a canary in customInput', () => {
     });
     server = await spawnServer(
       DEMO_SERVER,
-      { PORT: '0', HOST: '127.0.0.1', OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test', ASK_USER_STORE: `sqlite://${dir.file('canary.db')}` },
+      {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        OPENAI_BASE_URL: model.baseURL,
+        OPENAI_API_KEY: 'test',
+        ASK_USER_STORE: `sqlite://${dir.file('canary.db')}`,
+      },
       { ready: /demo listening on (http:\/\/\S+)/, tsx: true },
     );
   });
@@ -94,7 +100,10 @@ describe('a canary in customInput', () => {
   it('an answer whose continued run fails: the error event carries no canary', async () => {
     const r = await submit(answerBody('c-fail', await ask('c-fail', 'text'), [], `${CANARY} ${FAIL}`));
     assert.equal(r.status, 200);
-    assert.ok(r.events.some((e) => e.event === 'error'), `the model failure is reported: ${r.raw}`);
+    assert.ok(
+      r.events.some((e) => e.event === 'error'),
+      `the model failure is reported: ${r.raw}`,
+    );
   });
 
   it('is in no error body, error event, log line or audit record', async () => {
@@ -106,8 +115,14 @@ describe('a canary in customInput', () => {
     const output = server.output();
     const audit = auditLines(server.stdout());
     assert.ok(audit.length >= 15, `the server did log its audit trail (${audit.length} lines)`);
-    assert.ok(audit.some((e) => e.event === 'rejected' && e.reason === 'invalid_answer'), 'rejections were audited');
-    assert.ok(audit.some((e) => e.event === 'answered' && (e.customInputLength as number) > CANARY.length), 'lengths, not text');
+    assert.ok(
+      audit.some((e) => e.event === 'rejected' && e.reason === 'invalid_answer'),
+      'rejections were audited',
+    );
+    assert.ok(
+      audit.some((e) => e.event === 'answered' && (e.customInputLength as number) > CANARY.length),
+      'lengths, not text',
+    );
     const leaks = output.split('\n').filter((l) => l.includes(CANARY));
     assert.deepEqual(leaks, [], 'no log line carries the canary');
   });

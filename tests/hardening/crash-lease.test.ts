@@ -31,19 +31,36 @@ describe('a session lease held by a killed process', () => {
   });
 
   it('does not turn the answer given right after the restart into session_busy: the run continues', async () => {
-    const env = { ASK_USER_STORE: `sqlite://${dir.file('lease.db')}`, STORE_NAMESPACE: 'lease', OPENAI_BASE_URL: model.baseURL, LEASE_TTL_MS: DEFAULT_LEASE_TTL_MS };
+    const env = {
+      ASK_USER_STORE: `sqlite://${dir.file('lease.db')}`,
+      STORE_NAMESPACE: 'lease',
+      OPENAI_BASE_URL: model.baseURL,
+      LEASE_TTL_MS: DEFAULT_LEASE_TTL_MS,
+    };
     const crashing = await spawnServer(CRASH_SERVER, { ...env, CRASH_AT: 'after-persist' });
     await postCollect(`${crashing.url}/api/chat`, { sessionId: 'lease', message: 'ask ask-lease' });
     assert.equal((await exitWithin(crashing, 20_000)).signal, 'SIGKILL');
 
     const restarted = await spawnServer(CRASH_SERVER, env);
     try {
-      const pending = (await (await fetch(`${restarted.url}/api/interactions/pending?sessionId=lease`)).json()) as { pending: { id: string; resumable: boolean } };
+      const pending = (await (await fetch(`${restarted.url}/api/interactions/pending?sessionId=lease`)).json()) as {
+        pending: { id: string; resumable: boolean };
+      };
       assert.equal(pending.pending.resumable, true, 'the card says the run can be resumed');
-      const cont = await postCollect(`${restarted.url}/api/chat/continue`, { sessionId: 'lease', requestId: pending.pending.id, selections: ['safe'], customInput: '', cancelled: false });
+      const cont = await postCollect(`${restarted.url}/api/chat/continue`, {
+        sessionId: 'lease',
+        requestId: pending.pending.id,
+        selections: ['safe'],
+        customInput: '',
+        cancelled: false,
+      });
       assert.equal(cont.status, 200);
       const frames = parseSse(cont.text).frames;
-      assert.deepEqual(frames.filter((f) => f.event === 'error').map((f) => f.data), [], 'no error after the answer was accepted');
+      assert.deepEqual(
+        frames.filter((f) => f.event === 'error').map((f) => f.data),
+        [],
+        'no error after the answer was accepted',
+      );
       assert.deepEqual(frames.at(-1)?.data, { reason: 'completed' });
       assert.equal(deliveries(model.requests, 'ask-lease').length, 1, 'the model continued from the answer');
     } finally {

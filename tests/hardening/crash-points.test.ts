@@ -43,7 +43,12 @@ const CHAT_PHASE: readonly CrashPoint[] = ['after-persist', 'after-sse'];
  * one that another live process is in the middle of resuming — which would move that run past the point
  * where its own process was meant to die.
  */
-async function waves<T>(items: readonly T[], n: number, start: (item: T) => Promise<ServerProcess>, fire: (item: T, proc: ServerProcess) => Promise<void>) {
+async function waves<T>(
+  items: readonly T[],
+  n: number,
+  start: (item: T) => Promise<ServerProcess>,
+  fire: (item: T, proc: ServerProcess) => Promise<void>,
+) {
   for (let i = 0; i < items.length; i += n) {
     const wave = items.slice(i, i + n);
     const procs = await Promise.all(wave.map(start));
@@ -52,7 +57,10 @@ async function waves<T>(items: readonly T[], n: number, start: (item: T) => Prom
 }
 
 const frames = (text: string) => parseSse(text).frames;
-const eventsOf = (text: string, name: string) => frames(text).filter((f) => f.event === name).map((f) => f.data as Record<string, any>);
+const eventsOf = (text: string, name: string) =>
+  frames(text)
+    .filter((f) => f.event === name)
+    .map((f) => f.data as Record<string, any>);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -122,13 +130,18 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
       };
 
       if (CHAT_PHASE.includes(point)) {
-        await waves(runs, AT_ONCE, () => spawnServer(CRASH_SERVER, { ...env, CRASH_AT: point }), async (run, proc) => {
-          const reply = await dies(proc, postCollect(`${proc.url}/api/chat`, { sessionId: run.sessionId, message: `ask ${run.callId}` }));
-          const seen = eventsOf(reply.text, 'user_input_required');
-          // Before the event: the client saw nothing. After it: the event reached the client, once.
-          assert.equal(seen.length, point === 'after-sse' ? 1 : 0, `chat stream before the kill: ${JSON.stringify(reply.text)}`);
-          run.requestId = seen[0]?.id;
-        });
+        await waves(
+          runs,
+          AT_ONCE,
+          () => spawnServer(CRASH_SERVER, { ...env, CRASH_AT: point }),
+          async (run, proc) => {
+            const reply = await dies(proc, postCollect(`${proc.url}/api/chat`, { sessionId: run.sessionId, message: `ask ${run.callId}` }));
+            const seen = eventsOf(reply.text, 'user_input_required');
+            // Before the event: the client saw nothing. After it: the event reached the client, once.
+            assert.equal(seen.length, point === 'after-sse' ? 1 : 0, `chat stream before the kill: ${JSON.stringify(reply.text)}`);
+            run.requestId = seen[0]?.id;
+          },
+        );
       } else {
         const healthy = await spawnServer(CRASH_SERVER, env);
         await Promise.all(
@@ -140,22 +153,40 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
         );
         assert.equal((await healthy.stop()).code, 0);
         outputs.push(healthy.stdout());
-        await waves(runs, AT_ONCE, () => spawnServer(CRASH_SERVER, { ...env, CRASH_AT: point }), async (run, proc) => {
-          const reply = await dies(proc, postCollect(`${proc.url}/api/chat/continue`, { sessionId: run.sessionId, requestId: run.requestId, ...run.answer }));
-          const sent = eventsOf(reply.text, 'tool_result').map((r) => [r.toolCallId, r.content]);
-          // Only the resume had sent the tool_result (it runs before the continued model call).
-          assert.deepEqual(sent, point === 'after-resume-start' ? [[run.callId, JSON.stringify(run.answer)]] : [], 'tool_result before the kill');
-        });
+        await waves(
+          runs,
+          AT_ONCE,
+          () => spawnServer(CRASH_SERVER, { ...env, CRASH_AT: point }),
+          async (run, proc) => {
+            const reply = await dies(
+              proc,
+              postCollect(`${proc.url}/api/chat/continue`, { sessionId: run.sessionId, requestId: run.requestId, ...run.answer }),
+            );
+            const sent = eventsOf(reply.text, 'tool_result').map((r) => [r.toolCallId, r.content]);
+            // Only the resume had sent the tool_result (it runs before the continued model call).
+            assert.deepEqual(
+              sent,
+              point === 'after-resume-start' ? [[run.callId, JSON.stringify(run.answer)]] : [],
+              'tool_result before the kill',
+            );
+          },
+        );
       }
 
       // A lease a killed process held while running lapses after its TTL; only then may the restart act on the session.
-      await leasesLapsed(storeUrl, point, runs.map((r) => r.sessionId));
+      await leasesLapsed(
+        storeUrl,
+        point,
+        runs.map((r) => r.sessionId),
+      );
       const restarted = await spawnServer(CRASH_SERVER, env);
       try {
         await Promise.all(
           runs.map(async (run) => {
             const expected = JSON.stringify(run.answer);
-            const pending = (await (await fetch(`${restarted.url}/api/interactions/pending?sessionId=${run.sessionId}`)).json()) as { pending: Record<string, any> | null };
+            const pending = (await (await fetch(`${restarted.url}/api/interactions/pending?sessionId=${run.sessionId}`)).json()) as {
+              pending: Record<string, any> | null;
+            };
             if (CHAT_PHASE.includes(point)) {
               // The answer was never given: the card is back, resumable, with the id the client may hold.
               assert.equal(pending.pending?.status, 'pending');
@@ -163,24 +194,38 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
               assert.equal(pending.pending?.toolCallId, run.callId);
               if (run.requestId) assert.equal(pending.pending?.id, run.requestId);
               run.requestId = pending.pending!.id as string;
-              const cont = await postCollect(`${restarted.url}/api/chat/continue`, { sessionId: run.sessionId, requestId: run.requestId, ...run.answer });
+              const cont = await postCollect(`${restarted.url}/api/chat/continue`, {
+                sessionId: run.sessionId,
+                requestId: run.requestId,
+                ...run.answer,
+              });
               assert.equal(cont.status, 200, cont.text);
-              assert.deepEqual(eventsOf(cont.text, 'tool_result').map((r) => [r.toolCallId, r.content]), [[run.callId, expected]]);
+              assert.deepEqual(
+                eventsOf(cont.text, 'tool_result').map((r) => [r.toolCallId, r.content]),
+                [[run.callId, expected]],
+              );
               assert.deepEqual(eventsOf(cont.text, 'done'), [{ reason: 'completed' }], cont.text);
             } else {
               // The answer was taken before the kill: the card is a receipt of it, and a retry is told so.
               assert.equal(pending.pending, null);
-              const again = await postCollect(`${restarted.url}/api/chat/continue`, { sessionId: run.sessionId, requestId: run.requestId, ...run.answer });
+              const again = await postCollect(`${restarted.url}/api/chat/continue`, {
+                sessionId: run.sessionId,
+                requestId: run.requestId,
+                ...run.answer,
+              });
               assert.equal(again.status, 409, again.text);
               const err = (JSON.parse(again.text) as { error: { code: string; receipt: Record<string, unknown> } }).error;
               assert.equal(err.code, 'already_answered');
-              assert.deepEqual({ ...err.receipt, at: undefined }, { requestId: run.requestId, toolCallId: run.callId, status: 'answered', at: undefined });
+              assert.deepEqual(
+                { ...err.receipt, at: undefined },
+                { requestId: run.requestId, toolCallId: run.callId, status: 'answered', at: undefined },
+              );
             }
             const whatNext = () => postCollect(`${restarted.url}/api/chat`, { sessionId: run.sessionId, message: 'what next?' });
             let next = await whatNext();
             // A lease released while its renewal was in flight stayed held until it lapsed (a loop bug pinned
             // by lease-release-race.test.ts), not what this test is about: retry until the session is free.
-            for (const deadline = Date.now() + PATIENCE_MS; next.text.includes('"session_busy"') && Date.now() < deadline; ) {
+            for (const deadline = Date.now() + PATIENCE_MS; next.text.includes('"session_busy"') && Date.now() < deadline;) {
               await sleep(250);
               next = await whatNext();
             }
@@ -204,7 +249,11 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
       assert.ok(done, 'the crash runs of this point finished');
       const answered = done.outputs.flatMap(auditLines).filter((e) => e.event === 'answered');
       const counts = done.requestIds.map((id) => answered.filter((e) => e.requestId === id).length);
-      assert.deepEqual(counts, done.requestIds.map(() => 1), 'answered audit lines per run');
+      assert.deepEqual(
+        counts,
+        done.requestIds.map(() => 1),
+        'answered audit lines per run',
+      );
     });
   }
 });

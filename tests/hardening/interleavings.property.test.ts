@@ -18,7 +18,14 @@ import { storeKinds } from './helpers/stores.js';
 const RUNS = Number(process.env.HARDENING_PROPERTY_RUNS ?? 1000);
 const OPS = ['submit', 'duplicate', 'cancel', 'expire', 'supersede', 'pending'] as const;
 type Op = (typeof OPS)[number];
-const RESOLVES: Record<Op, string | undefined> = { submit: 'answered', duplicate: 'answered', cancel: 'cancelled', expire: 'expired', supersede: 'superseded', pending: undefined };
+const RESOLVES: Record<Op, string | undefined> = {
+  submit: 'answered',
+  duplicate: 'answered',
+  cancel: 'cancelled',
+  expire: 'expired',
+  supersede: 'superseded',
+  pending: undefined,
+};
 
 const kinds = storeKinds(['memory', 'sqlite', 'redis']);
 const turns = async (n: number) => {
@@ -41,7 +48,10 @@ for (const storeCase of kinds.cases) {
 
     it(`${RUNS} runs: at most one resolution, ToolResults = 1 iff resolved, status and losers agree with the winner`, async () => {
       let run = 0;
-      const schedule = fc.array(fc.record({ op: fc.constantFrom(...OPS), delay: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 6 });
+      const schedule = fc.array(fc.record({ op: fc.constantFrom(...OPS), delay: fc.integer({ min: 0, max: 2 }) }), {
+        minLength: 1,
+        maxLength: 6,
+      });
       await fc.assert(
         fc.asyncProperty(schedule, async (steps) => {
           const sessionId = `prop-${run++}`;
@@ -83,14 +93,20 @@ for (const storeCase of kinds.cases) {
           assert.equal(winners.length, couldResolve ? 1 : 0, `winners of ${JSON.stringify(steps)}: ${JSON.stringify(outcomes)}`);
           const stored = await t.store.get(rec.requestId);
           const final = winners[0] ? RESOLVES[winners[0].op]! : 'pending';
-          assert.equal(stored?.resolution?.status ?? stored?.status, final, 'the stored status is the winner\'s');
+          assert.equal(stored?.resolution?.status ?? stored?.status, final, "the stored status is the winner's");
 
           const toolResults =
             t.host!.resumed.filter((r) => r.record.requestId === rec.requestId).length +
             t.host!.closedCalls.filter((c) => c.record.requestId === rec.requestId).length;
           assert.equal(toolResults, winners.length, 'ToolResults = 1 iff resolved');
-          const closing = t.audit.entries.filter((e) => e.requestId === rec.requestId && ['answered', 'cancelled', 'expired', 'superseded'].includes(e.event));
-          assert.deepEqual(closing.map((e) => e.event), winners.length ? [final] : [], 'one closing audit entry, the winner\'s');
+          const closing = t.audit.entries.filter(
+            (e) => e.requestId === rec.requestId && ['answered', 'cancelled', 'expired', 'superseded'].includes(e.event),
+          );
+          assert.deepEqual(
+            closing.map((e) => e.event),
+            winners.length ? [final] : [],
+            "one closing audit entry, the winner's",
+          );
 
           for (const o of outcomes) {
             if (o.status === undefined || o.status === 200) continue;

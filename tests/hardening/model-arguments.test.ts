@@ -47,7 +47,10 @@ describe('ask_user arguments no user may see', () => {
       const pending = (await (await fetch(`${h.url}/api/interactions/pending?sessionId=${sessionId}`)).json()) as { pending: unknown };
       assert.equal(pending.pending, null);
       const audit = h.audit.filter((e) => e.sessionId === sessionId);
-      assert.deepEqual(audit.map((e) => [e.event, e.reason]), [['rejected', 'invalid_arguments']]);
+      assert.deepEqual(
+        audit.map((e) => [e.event, e.reason]),
+        [['rejected', 'invalid_arguments']],
+      );
       assert.ok((audit[0]!.detail ?? '').length <= MAX_ERROR_CHARS, 'the audit detail is small too');
     });
   });

@@ -48,7 +48,9 @@ for (const storeCase of cases) {
           if (res.status === 200) {
             ok++;
             const { frames } = parseSse(res.text);
-            toolResults += frames.filter((f) => f.event === 'tool_result' && (f.data as { toolCallId: string }).toolCallId === toolCallId).length;
+            toolResults += frames.filter(
+              (f) => f.event === 'tool_result' && (f.data as { toolCallId: string }).toolCallId === toolCallId,
+            ).length;
             continue;
           }
           const err = JSON.parse(res.text) as { error: { code: string; receipt?: { requestId: string; status: string } } };
@@ -69,7 +71,9 @@ for (const storeCase of cases) {
       for (let round = 0; round < 5; round++) {
         const sessionId = `diff-${round}`;
         const rec = await t.ask(sessionId, { title: 'Name it', mode: 'text' }, `call_diff_${round}`);
-        const bodies = Array.from({ length: DIFFERENT }, (_, i) => JSON.stringify(answer(sessionId, rec.requestId, { selections: [], customInput: `answer-${i}` })));
+        const bodies = Array.from({ length: DIFFERENT }, (_, i) =>
+          JSON.stringify(answer(sessionId, rec.requestId, { selections: [], customInput: `answer-${i}` })),
+        );
         const responses = await Promise.all(bodies.map(post));
         const winners = responses.filter((r) => r.status === 200);
         assert.equal(winners.length, 1);

@@ -148,7 +148,8 @@ for (const kind of ['memory', 'sqlite'] as const) {
     let model: ScriptedModel;
     before(async () => {
       model = await startAskingModel();
-      const store = kind === 'memory' ? undefined : await openStore(`sqlite://${kinds.dir().file('lifecycle.db')}`, { namespace: 'lifecycle' });
+      const store =
+        kind === 'memory' ? undefined : await openStore(`sqlite://${kinds.dir().file('lifecycle.db')}`, { namespace: 'lifecycle' });
       h = await startHarness({ model, ...(store ? { store } : {}) });
     });
     after(async () => {
@@ -167,13 +168,19 @@ for (const kind of ['memory', 'sqlite'] as const) {
           const ask = parseSse(chat.text).frames.find((f) => f.event === 'user_input_required')!.data as { id: string };
           const [cont, next] = await Promise.all([
             sleep((round % 4) * 6).then(() => postJson(agent, `${h.url}/api/chat/continue`, JSON.stringify(answer(sessionId, ask.id)))),
-            sleep(round % 2).then(() => postJson(agent, `${h.url}/api/chat`, JSON.stringify({ sessionId, message: 'never mind, do something else' }))),
+            sleep(round % 2).then(() =>
+              postJson(agent, `${h.url}/api/chat`, JSON.stringify({ sessionId, message: 'never mind, do something else' })),
+            ),
           ]);
           const stored = await h.store.get(ask.id);
           const status = stored?.resolution?.status;
           assert.ok(status === 'answered' || status === 'superseded', `resolved as ${status}`);
           if (status === 'answered') assert.equal(cont.status, 200);
-          else assert.deepEqual([cont.status, (JSON.parse(cont.text) as { error: { receipt: { status: string } } }).error.receipt.status], [409, 'superseded']);
+          else
+            assert.deepEqual(
+              [cont.status, (JSON.parse(cont.text) as { error: { receipt: { status: string } } }).error.receipt.status],
+              [409, 'superseded'],
+            );
           assert.equal(next.status, 200);
 
           const expected =
@@ -182,7 +189,11 @@ for (const kind of ['memory', 'sqlite'] as const) {
               : JSON.stringify({ selections: [], customInput: '', cancelled: true, reason: 'superseded' });
           const run = await h.demo.loop.getRun(sessionId);
           const inHistory = run!.messages.filter((m) => m.role === 'tool' && m.tool_call_id === callId);
-          assert.deepEqual(inHistory.map((m) => m.content), [expected], 'one ToolResult in the run, the winner\'s');
+          assert.deepEqual(
+            inHistory.map((m) => m.content),
+            [expected],
+            "one ToolResult in the run, the winner's",
+          );
           assert.equal(maxCopies(model.requests, callId), 1, 'never doubled in what the model saw');
           const told = deliveries(model.requests, callId);
           // The new message may have been refused as session_busy while the continue ran; then only the continue told the model.

@@ -43,13 +43,21 @@ for (const kind of ['sqlite', 'redis'] as const) {
         for (let round = 0; round < ROUNDS; round++) {
           const sessionId = `procs-${round}`;
           const callId = `ask-procs-${kind}-${round}`;
-          const chat = await postJson(agents[0]!, `${servers[round % PROCESSES]!.url}/api/chat`, JSON.stringify({ sessionId, message: `ask ${callId}` }));
+          const chat = await postJson(
+            agents[0]!,
+            `${servers[round % PROCESSES]!.url}/api/chat`,
+            JSON.stringify({ sessionId, message: `ask ${callId}` }),
+          );
           const ask = parseSse(chat.text).frames.find((f) => f.event === 'user_input_required')?.data as { id: string } | undefined;
           assert.ok(ask, chat.text);
           const replies = await Promise.all(
             servers.flatMap((server, p) =>
               Array.from({ length: EACH }, (_, i) =>
-                postJson(agents[p]!, `${server.url}/api/chat/continue`, JSON.stringify({ sessionId, requestId: ask.id, selections: ['safe'], customInput: `from ${p}-${i}`, cancelled: false })),
+                postJson(
+                  agents[p]!,
+                  `${server.url}/api/chat/continue`,
+                  JSON.stringify({ sessionId, requestId: ask.id, selections: ['safe'], customInput: `from ${p}-${i}`, cancelled: false }),
+                ),
               ),
             ),
           );

@@ -15,7 +15,11 @@ const CYCLES = 1000;
 
 function runChild(): Promise<Record<string, any>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { cwd: ROOT, env: { ...process.env, CYCLES: String(CYCLES) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+      cwd: ROOT,
+      env: { ...process.env, CYCLES: String(CYCLES) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -39,7 +43,10 @@ describe(`${CYCLES} SSE connect/disconnect cycles`, () => {
 
     assert.equal(after.connections, 0, 'no connection left open on the server');
     for (const [type, n] of Object.entries(after.tracked as Record<string, number>)) {
-      assert.ok(n <= (before.tracked[type] ?? 0), `${type}: ${n} live after, ${before.tracked[type] ?? 0} before (async_hooks, unref'd included)`);
+      assert.ok(
+        n <= (before.tracked[type] ?? 0),
+        `${type}: ${n} live after, ${before.tracked[type] ?? 0} before (async_hooks, unref'd included)`,
+      );
     }
     for (const [type, n] of Object.entries(after.active as Record<string, number>)) {
       assert.ok(n <= (before.active[type] ?? 0), `${type}: ${n} active after, ${before.active[type] ?? 0} before (getActiveResourcesInfo)`);

@@ -55,7 +55,8 @@ async function pausedRun(h: Harness, model: ScriptedModel, sessionId: string): P
   return { h, model, sessionId, callId, requestId };
 }
 
-const cont = (s: Scenario) => postStream(`${s.h.url}/api/chat/continue`, answerBody(s.sessionId, s.requestId, ['implement'], 'after the outage'));
+const cont = (s: Scenario) =>
+  postStream(`${s.h.url}/api/chat/continue`, answerBody(s.sessionId, s.requestId, ['implement'], 'after the outage'));
 
 function assertUnavailable(r: StreamResult) {
   assert.equal(r.status, 503, r.raw);
@@ -65,18 +66,27 @@ function assertUnavailable(r: StreamResult) {
 /** After the outage: the same card is still pending, the retry is accepted and the run goes on, once. */
 async function assertRecovers(s: Scenario) {
   const pending = await eventually(
-    async () => (await (await fetch(`${s.h.url}/api/interactions/pending?sessionId=${s.sessionId}`)).json()) as { pending?: { id: string; status: string } | null },
+    async () =>
+      (await (await fetch(`${s.h.url}/api/interactions/pending?sessionId=${s.sessionId}`)).json()) as {
+        pending?: { id: string; status: string } | null;
+      },
     (v) => v.pending !== undefined,
   );
   assert.deepEqual([pending.pending?.id, pending.pending?.status], [s.requestId, 'pending'], 'the record is intact and still pending');
-  const retry = await eventually(() => cont(s), (r) => r.status !== 503);
+  const retry = await eventually(
+    () => cont(s),
+    (r) => r.status !== 503,
+  );
   assert.equal(retry.status, 200, retry.raw);
   assert.deepEqual(retry.events.at(-1), { event: 'done', data: { reason: 'completed' } });
   const told = deliveries(s.model.requests, s.callId);
   assert.equal(told.length, 1, 'the model is handed the answer once');
   const answered = s.h.audit.filter((e) => e.requestId === s.requestId && e.event === 'answered');
   assert.equal(answered.length, 1);
-  assert.ok(s.h.audit.some((e) => e.requestId === s.requestId && e.event === 'rejected' && e.reason === 'store_unavailable'), 'the 503 is audited');
+  assert.ok(
+    s.h.audit.some((e) => e.requestId === s.requestId && e.event === 'rejected' && e.reason === 'store_unavailable'),
+    'the 503 is audited',
+  );
 }
 
 describe('redis stopped mid-run, through the routes', () => {

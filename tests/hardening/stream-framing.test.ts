@@ -27,7 +27,10 @@ const ARGS = { title: TITLE, description: 'desc\r\rdata: y', mode: 'single', all
 /** Every line of a well-framed stream is blank, a comment, or one of the two fields this server writes. */
 function assertFramed(raw: string) {
   for (const line of raw.split('\n')) {
-    assert.ok(line === '' || line.startsWith(': ') || /^event: [a-z_]+$/.test(line) || line.startsWith('data: {'), `stray line ${JSON.stringify(line)}`);
+    assert.ok(
+      line === '' || line.startsWith(': ') || /^event: [a-z_]+$/.test(line) || line.startsWith('data: {'),
+      `stray line ${JSON.stringify(line)}`,
+    );
   }
   assert.ok(!raw.includes('\r'), 'no CR anywhere in the stream');
 }
@@ -59,7 +62,9 @@ describe('SSE framing under hostile strings', () => {
     }
     assert.deepEqual(first(chat, 'done'), { reason: 'paused' });
 
-    const pending = (await (await fetch(`${h.url}/api/interactions/pending?sessionId=framing`)).json()) as { pending: Record<string, unknown> };
+    const pending = (await (await fetch(`${h.url}/api/interactions/pending?sessionId=framing`)).json()) as {
+      pending: Record<string, unknown>;
+    };
     assert.equal(pending.pending.toolCallId, CALL_ID);
     assert.equal(pending.pending.title, TITLE);
     assert.deepEqual(pending.pending.options, OPTIONS);
@@ -75,8 +80,14 @@ describe('SSE framing under hostile strings', () => {
 
     const last = h.model.requests.at(-1)!;
     const tools = last.messages.filter((m) => m.role === 'tool' && m.tool_call_id === CALL_ID);
-    assert.deepEqual(tools.map((m) => m.content), [expected], 'the model got the answer once, under the original id');
-    const asked = last.messages.find((m) => m.role === 'assistant' && Array.isArray(m.tool_calls)) as unknown as { tool_calls: Array<{ id: string }> };
+    assert.deepEqual(
+      tools.map((m) => m.content),
+      [expected],
+      'the model got the answer once, under the original id',
+    );
+    const asked = last.messages.find((m) => m.role === 'assistant' && Array.isArray(m.tool_calls)) as unknown as {
+      tool_calls: Array<{ id: string }>;
+    };
     assert.equal(asked.tool_calls[0]!.id, CALL_ID);
   });
 
@@ -87,7 +98,10 @@ describe('SSE framing under hostile strings', () => {
   ] as const) {
     it(`a text answer of ${name} is accepted (200) and passed on escaped, not mangled`, async () => {
       const sessionId = `surrogate-${name.length}`;
-      h.model.enqueue({ toolCalls: [{ id: `call_s${name.length}`, name: 'ask_user', arguments: { title: 'Say something', mode: 'text' } }] }, { text: 'ok' });
+      h.model.enqueue(
+        { toolCalls: [{ id: `call_s${name.length}`, name: 'ask_user', arguments: { title: 'Say something', mode: 'text' } }] },
+        { text: 'ok' },
+      );
       const chat = await postStream(`${h.url}/api/chat`, { sessionId, message: 'start' });
       const ask = first(chat, 'user_input_required');
       const cont = await postStream(`${h.url}/api/chat/continue`, answerBody(sessionId, ask.id, [], text));

@@ -57,7 +57,10 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => (live.delete(child), resolve())));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo server printed no listening line within ${timeoutMs} ms; output:\n${out}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`demo server printed no listening line within ${timeoutMs} ms; output:\n${out}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const m = LISTENING.exec(out);

@@ -56,7 +56,8 @@ export async function startRedisServer({ persist = false }: RedisServerOptions =
     pause: () => void child.kill('SIGSTOP'),
     resume: () => void child.kill('SIGCONT'),
     async restart() {
-      if (child.exitCode === null && child.signalCode === null) throw new Error('redis-server is still running; kill() it before restart()');
+      if (child.exitCode === null && child.signalCode === null)
+        throw new Error('redis-server is still running; kill() it before restart()');
       child = await launch(port, dir, persist);
     },
   };

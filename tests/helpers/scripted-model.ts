@@ -2,11 +2,7 @@
  * A programmable OpenAI-compatible model for tests: a queue of scripted turns, answered in order, and a
  * record of every request body, so a test can check exactly what the model was sent (history, tools).
  */
-import {
-  startChatCompletionsServer,
-  type ChatRequestBody,
-  type ScriptedTurn,
-} from '../../demo/scripted-model/chat-completions-server.js';
+import { startChatCompletionsServer, type ChatRequestBody, type ScriptedTurn } from '../../demo/scripted-model/chat-completions-server.js';
 
 export type { ChatRequestBody, ScriptedTurn, ScriptedToolCall } from '../../demo/scripted-model/chat-completions-server.js';
 

@@ -19,8 +19,17 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const sorted = (values: Iterable<string>) => [...new Set(values)].sort();
 const all = (text: string, re: RegExp) => [...text.matchAll(re)].map((m) => m[1]!);
 
-interface Member { kind: string; name: string; privacy?: string; attribute?: string }
-interface Named { name: string; fieldName?: string; type?: { text: string } }
+interface Member {
+  kind: string;
+  name: string;
+  privacy?: string;
+  attribute?: string;
+}
+interface Named {
+  name: string;
+  fieldName?: string;
+  type?: { text: string };
+}
 interface Declaration {
   kind: string;
   name: string;
@@ -34,11 +43,16 @@ interface Declaration {
   cssParts?: Named[];
   cssProperties?: Named[];
 }
-interface Manifest { schemaVersion: string; modules: Array<{ path: string; declarations?: Declaration[]; exports?: Array<{ kind: string; name: string }> }> }
+interface Manifest {
+  schemaVersion: string;
+  modules: Array<{ path: string; declarations?: Declaration[]; exports?: Array<{ kind: string; name: string }> }>;
+}
 
 /** The README's "The widget" section. */
 const readme = (() => {
-  const section = read('README.md').split(/^## /m).find((s) => s.startsWith('The widget\n'));
+  const section = read('README.md')
+    .split(/^## /m)
+    .find((s) => s.startsWith('The widget\n'));
   assert.ok(section, 'README.md has a "## The widget" section');
   return section;
 })();
@@ -49,7 +63,10 @@ function tableNames(header: string, after = ''): string[] {
   const at = readme.indexOf(`| ${header}`, from);
   assert.ok(at >= 0, `README has a table headed "${header}"${after ? ` after "${after}"` : ''}`);
   const rows = readme.slice(at).split('\n').slice(2);
-  const body = rows.slice(0, rows.findIndex((r) => !r.startsWith('|')));
+  const body = rows.slice(
+    0,
+    rows.findIndex((r) => !r.startsWith('|')),
+  );
   return body.flatMap((row) => all(row.split('|')[1]!, /`([^`]+)`/g));
 }
 
@@ -57,7 +74,11 @@ function tableNames(header: string, after = ''): string[] {
 const readmeList = (label: string, until: string) => {
   const at = readme.indexOf(label);
   assert.ok(at >= 0, `README lists ${label}`);
-  return readme.slice(at + label.length, readme.indexOf(until, at)).replace(/[`\s]+/g, ' ').trim().split(' ');
+  return readme
+    .slice(at + label.length, readme.indexOf(until, at))
+    .replace(/[`\s]+/g, ' ')
+    .trim()
+    .split(' ');
 };
 
 /** Keys of an element's `static properties` that are public (no `_`), with their attributes. */
@@ -68,17 +89,23 @@ function declaredProperties(file: string): { names: string[]; attributes: string
   const open = entries.filter((e) => !e.name.startsWith('_'));
   return {
     names: open.map((e) => e.name),
-    attributes: open.flatMap((e) => (/attribute: false|state: true/.test(e.options) ? [] : [/attribute: '([^']+)'/.exec(e.options)?.[1] ?? e.name])),
+    attributes: open.flatMap((e) =>
+      /attribute: false|state: true/.test(e.options) ? [] : [/attribute: '([^']+)'/.exec(e.options)?.[1] ?? e.name],
+    ),
   };
 }
 
 test('the analyzer writes a manifest documenting both elements as the source and README do', async (t) => {
   const dir = await makeTempDir('cem-');
   t.after(() => dir.remove());
-  const run = spawnSync(join(ROOT, 'node_modules/.bin/custom-elements-manifest'), ['analyze', '--quiet', '--config', 'widget/custom-elements-manifest.config.mjs', '--outdir', relative(ROOT, dir.path)], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
+  const run = spawnSync(
+    join(ROOT, 'node_modules/.bin/custom-elements-manifest'),
+    ['analyze', '--quiet', '--config', 'widget/custom-elements-manifest.config.mjs', '--outdir', relative(ROOT, dir.path)],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
   assert.equal(run.status, 0, `the analyzer failed:\n${run.stdout}\n${run.stderr}`);
   const manifest = JSON.parse(readFileSync(join(dir.path, 'custom-elements.json'), 'utf8')) as Manifest;
   const pkg = JSON.parse(read('package.json')) as { customElements?: string; files?: string[]; scripts?: Record<string, string> };
@@ -98,7 +125,11 @@ test('the analyzer writes a manifest documenting both elements as the source and
   const provider = element('ask-user-provider');
   for (const d of [card, provider]) {
     assert.ok(d.summary && d.summary.length > 20, `${d.tagName} has a summary`);
-    assert.deepEqual(d.members!.filter((m) => m.privacy === 'private' || m.privacy === 'protected' || m.name.startsWith('_')), [], `${d.tagName}: internals stay out`);
+    assert.deepEqual(
+      d.members!.filter((m) => m.privacy === 'private' || m.privacy === 'protected' || m.name.startsWith('_')),
+      [],
+      `${d.tagName}: internals stay out`,
+    );
   }
 
   // Properties and attributes: the manifest, the source's `static properties`, the README tables.
@@ -106,11 +137,19 @@ test('the analyzer writes a manifest documenting both elements as the source and
   assert.deepEqual(fields(card), sorted(cardProps.names), 'card properties as declared');
   assert.deepEqual(names(card.attributes), sorted(cardProps.attributes), 'card attributes as declared');
   const cardTable = tableNames('property (attribute)');
-  assert.deepEqual(sorted(cardTable), sorted([...cardProps.names, ...cardProps.attributes]), 'card properties and attributes as the README tables them');
+  assert.deepEqual(
+    sorted(cardTable),
+    sorted([...cardProps.names, ...cardProps.attributes]),
+    'card properties and attributes as the README tables them',
+  );
   const providerProps = declaredProperties('widget/ask-user-provider.ts');
   assert.deepEqual(fields(provider), sorted(providerProps.names), 'provider properties as declared');
   assert.deepEqual(names(provider.attributes), sorted(providerProps.attributes), 'provider attributes as declared');
-  assert.deepEqual(sorted(tableNames('property (attribute)', '`<ask-user-provider>` renders')), sorted([...providerProps.names, ...providerProps.attributes]), 'provider properties as the README tables them');
+  assert.deepEqual(
+    sorted(tableNames('property (attribute)', '`<ask-user-provider>` renders')),
+    sorted([...providerProps.names, ...providerProps.attributes]),
+    'provider properties as the README tables them',
+  );
 
   // Methods a host calls.
   const readmeMethods = all(readme.slice(readme.indexOf('Methods:')), /`(\w+)\(/g).slice(0, 4);
@@ -119,7 +158,11 @@ test('the analyzer writes a manifest documenting both elements as the source and
   // Events: the manifest, the event classes' names, the README table.
   const eventNames = all(read('widget/events.ts'), /eventName = '([\w-]+)'/g);
   assert.deepEqual(names(card.events), sorted(eventNames), 'card events as widget/events.ts names them');
-  assert.deepEqual(sorted(tableNames('event').filter((n) => n.startsWith('ask-user-'))), sorted(eventNames), 'and as the README tables them');
+  assert.deepEqual(
+    sorted(tableNames('event').filter((n) => n.startsWith('ask-user-'))),
+    sorted(eventNames),
+    'and as the README tables them',
+  );
   for (const e of card.events!) assert.match(e.type?.text ?? '', /^AskUser\w+Event$/, `${e.name} names its event class`);
   assert.deepEqual(provider.events ?? [], [], 'the provider fires nothing');
 
@@ -137,7 +180,11 @@ test('the analyzer writes a manifest documenting both elements as the source and
 
   // The package entry's exports, as the manifest records widget/index.ts: exactly the README's export table.
   const entry = manifest.modules.find((m) => m.path === 'widget/index.ts');
-  assert.deepEqual(sorted((entry?.exports ?? []).map((e) => e.name)), sorted(tableNames('export')), 'the widget exports what the README tables');
+  assert.deepEqual(
+    sorted((entry?.exports ?? []).map((e) => e.name)),
+    sorted(tableNames('export')),
+    'the widget exports what the README tables',
+  );
 
   assert.equal(card.slots?.length, 1, 'the card documents its (unused) default slot');
   assert.equal(provider.slots?.length, 1, 'the provider documents its default slot');

@@ -108,7 +108,11 @@ function copyWorkingTree(from: string, to: string): void {
 
 /** Serves the consumer's files, and forwards /api/* to the README example's server (so the page is same-origin). */
 function startPageServer(dir: string, apiPort: () => number): Promise<{ url: string; server: Server }> {
-  const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.json': 'application/json' };
+  const types: Record<string, string> = {
+    '.html': 'text/html; charset=utf-8',
+    '.js': 'text/javascript; charset=utf-8',
+    '.json': 'application/json',
+  };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith('/api/')) {
@@ -133,11 +137,17 @@ function startPageServer(dir: string, apiPort: () => number): Promise<{ url: str
       res.writeHead(404).end();
     }
   });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })));
+  return new Promise((ok) =>
+    server.listen(0, '127.0.0.1', () => ok({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })),
+  );
 }
 
 /** The README example under the consumer's Node, until it prints its port. */
-async function startExample(t: TestContext, cwd: string, env: NodeJS.ProcessEnv): Promise<{ url: string; port: number; child: ChildProcess; output: () => string }> {
+async function startExample(
+  t: TestContext,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; port: number; child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, ['server.ts'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (d: Buffer) => (output += d));
@@ -181,7 +191,8 @@ function scriptedTurn(body: ChatRequestBody): ScriptedTurn {
       ],
     };
   }
-  if (last?.role === 'tool' && String(last.content).includes('"selections"')) return { toolCalls: [{ name: HOST_TOOL.name, arguments: {} }] };
+  if (last?.role === 'tool' && String(last.content).includes('"selections"'))
+    return { toolCalls: [{ name: HOST_TOOL.name, arguments: {} }] };
   return { text: `Done: ${String(last?.content)}` };
 }
 
@@ -208,10 +219,28 @@ test('the packed package installs offline into a consumer project and works ther
     const names = [...files.keys()].sort();
 
     // Only the build, the package's own docs and package.json.
-    const allowed = /^(package\.json|README\.md|LICENSE(\.md)?|plugin\/loop\/README\.md|dist\/plugin\/.+\.(js|d\.ts)|dist\/widget\/[^/]+\.d\.ts|dist\/widget\/ask-user-kit(\.[\w-]+)?\.js|dist\/widget\/custom-elements\.json)$/;
-    assert.deepEqual(names.filter((n) => !allowed.test(n)), [], 'nothing but dist/, README and package.json');
-    assert.deepEqual(names.filter((n) => /(^|\/)(tests?|bench|demo|screenshots)\//.test(n) || /\.(png|map|ts\.map|tsbuildinfo)$/.test(n)), []);
-    for (const must of ['dist/plugin/index.js', 'dist/plugin/index.d.ts', 'dist/plugin/loop/index.js', 'dist/plugin/loop/index.d.ts', 'dist/widget/ask-user-kit.js', STANDALONE, 'dist/widget/index.d.ts', 'dist/widget/custom-elements.json', 'README.md']) {
+    const allowed =
+      /^(package\.json|README\.md|LICENSE(\.md)?|plugin\/loop\/README\.md|dist\/plugin\/.+\.(js|d\.ts)|dist\/widget\/[^/]+\.d\.ts|dist\/widget\/ask-user-kit(\.[\w-]+)?\.js|dist\/widget\/custom-elements\.json)$/;
+    assert.deepEqual(
+      names.filter((n) => !allowed.test(n)),
+      [],
+      'nothing but dist/, README and package.json',
+    );
+    assert.deepEqual(
+      names.filter((n) => /(^|\/)(tests?|bench|demo|screenshots)\//.test(n) || /\.(png|map|ts\.map|tsbuildinfo)$/.test(n)),
+      [],
+    );
+    for (const must of [
+      'dist/plugin/index.js',
+      'dist/plugin/index.d.ts',
+      'dist/plugin/loop/index.js',
+      'dist/plugin/loop/index.d.ts',
+      'dist/widget/ask-user-kit.js',
+      STANDALONE,
+      'dist/widget/index.d.ts',
+      'dist/widget/custom-elements.json',
+      'README.md',
+    ]) {
       assert.ok(files.has(must), `the tarball has ${must}`);
     }
     const size = statSync(tarball).size;
@@ -221,12 +250,14 @@ test('the packed package installs offline into a consumer project and works ther
 
     // package.json: ESM only, every export has its types first and a file behind it, nothing runs on install.
     assert.equal(pkg.type, 'module');
-    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(pkg.scripts?.[hook], undefined, `no ${hook} script runs in a host's install`);
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+      assert.equal(pkg.scripts?.[hook], undefined, `no ${hook} script runs in a host's install`);
     for (const entry of ENTRIES) {
       const target = pkg.exports?.[entry] as Record<string, string> | undefined;
       assert.ok(target && typeof target === 'object', `exports["${entry}"] is a conditions object`);
       assert.equal(Object.keys(target)[0], 'types', `exports["${entry}"] lists "types" first`);
-      for (const file of Object.values(target)) assert.ok(files.has(file.replace(/^\.\//, '')), `exports["${entry}"] → ${file} is in the tarball`);
+      for (const file of Object.values(target))
+        assert.ok(files.has(file.replace(/^\.\//, '')), `exports["${entry}"] → ${file} is in the tarball`);
     }
 
     // What the published code imports is what the package declares: a host's install brings exactly that.
@@ -236,11 +267,16 @@ test('the packed package installs offline into a consumer project and works ther
     for (const [name, body] of files) {
       const code = body.toString('utf8');
       if (name === STANDALONE) {
-        assert.deepEqual([...bareSpecifiers(code)], [], 'the standalone bundle imports nothing by name (a plain <script type="module"> has no resolver)');
+        assert.deepEqual(
+          [...bareSpecifiers(code)],
+          [],
+          'the standalone bundle imports nothing by name (a plain <script type="module"> has no resolver)',
+        );
       } else if (name.endsWith('.d.ts')) {
         for (const spec of bareSpecifiers(code)) if (!isBuiltin(spec) && !typed.has(packageOf(spec))) undeclared.push(`${name}: ${spec}`);
         // `/// <reference types="node" />` would need @types/node, which the package does not declare.
-        for (const m of code.matchAll(/<reference\s+types\s*=\s*["']([^"']+)["']/g)) if (!typed.has(m[1]!)) undeclared.push(`${name}: reference types ${m[1]}`);
+        for (const m of code.matchAll(/<reference\s+types\s*=\s*["']([^"']+)["']/g))
+          if (!typed.has(m[1]!)) undeclared.push(`${name}: reference types ${m[1]}`);
       } else if (name.endsWith('.js')) {
         for (const spec of bareSpecifiers(code)) if (!isBuiltin(spec) && !runtime.has(packageOf(spec))) undeclared.push(`${name}: ${spec}`);
       }
@@ -259,7 +295,9 @@ test('the packed package installs offline into a consumer project and works ther
     const attw = await run(bin('attw'), [state.tarball, '--profile', 'esm-only', '--format', 'json'], work);
     assert.equal(attw.code, 0, `attw:\n${show(attw)}`);
     const report = JSON.parse(attw.stdout) as {
-      analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string }; visibleProblems?: number[] }> }> };
+      analysis: {
+        entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string }; visibleProblems?: number[] }> }>;
+      };
       problems?: unknown[];
     };
     for (const entry of ENTRIES) {
@@ -291,12 +329,23 @@ test('the packed package installs offline into a consumer project and works ther
       join(consumer, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { [pkg.name]: spec, ...own } }, null, 2),
     );
-    const lock = consumerLock({ repoLockPath: join(root, 'package-lock.json'), consumerName: 'consumer', consumerDependencies: own, packed: pkg, tarballPath: state.tarball, tarballSpec: spec });
+    const lock = consumerLock({
+      repoLockPath: join(root, 'package-lock.json'),
+      consumerName: 'consumer',
+      consumerDependencies: own,
+      packed: pkg,
+      tarballPath: state.tarball,
+      tarballSpec: spec,
+    });
     writeFileSync(join(consumer, 'package-lock.json'), JSON.stringify(lock, null, 2));
 
     const ci = await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], consumer);
     const uncached = /ENOTCACHED|only-if-cached/.test(ci.stdout + ci.stderr);
-    assert.equal(ci.code, 0, `${uncached ? "npm's cache lacks a package: run `npm ci` in the repository first (it fills the cache).\n" : ''}npm ci --offline:\n${show(ci)}`);
+    assert.equal(
+      ci.code,
+      0,
+      `${uncached ? "npm's cache lacks a package: run `npm ci` in the repository first (it fills the cache).\n" : ''}npm ci --offline:\n${show(ci)}`,
+    );
     // Every dependency edge of the installed tree is satisfied: the versions meet the tarball's ranges.
     const ls = await run('npm', ['ls', '--all', '--offline'], consumer);
     assert.equal(ls.code, 0, `npm ls finds a missing or invalid dependency:\n${show(ls)}`);
@@ -318,13 +367,19 @@ test('the packed package installs offline into a consumer project and works ther
     const node = await run(process.execPath, ['import-every-entry.mjs'], consumer);
     assert.equal(node.code, 0, show(node));
     const out = JSON.parse(node.stdout) as Record<string, string[] | string>;
-    for (const name of ['createAskUserKit', 'openStore', 'sessionIdSchema', 'askUserChatTool', 'AskUserError']) assert.ok(out['./plugin']!.includes(name), `plugin exports ${name}`);
-    for (const name of ['koaRoutes', 'koaSse', 'readJsonBody', 'sameOriginOnly']) assert.ok(out['./plugin/koa']!.includes(name), `plugin/koa exports ${name}`);
-    for (const name of ['expressRoutes', 'expressSse', 'sameOriginOnly']) assert.ok(out['./plugin/express']!.includes(name), `plugin/express exports ${name}`);
-    for (const name of ['honoRoutes', 'webSse', 'sameOriginOnly']) assert.ok(out['./plugin/hono']!.includes(name), `plugin/hono exports ${name}`);
-    for (const name of ['fetchRoutes', 'webSse', 'crossSiteRefusal']) assert.ok(out['./plugin/fetch']!.includes(name), `plugin/fetch exports ${name}`);
+    for (const name of ['createAskUserKit', 'openStore', 'sessionIdSchema', 'askUserChatTool', 'AskUserError'])
+      assert.ok(out['./plugin']!.includes(name), `plugin exports ${name}`);
+    for (const name of ['koaRoutes', 'koaSse', 'readJsonBody', 'sameOriginOnly'])
+      assert.ok(out['./plugin/koa']!.includes(name), `plugin/koa exports ${name}`);
+    for (const name of ['expressRoutes', 'expressSse', 'sameOriginOnly'])
+      assert.ok(out['./plugin/express']!.includes(name), `plugin/express exports ${name}`);
+    for (const name of ['honoRoutes', 'webSse', 'sameOriginOnly'])
+      assert.ok(out['./plugin/hono']!.includes(name), `plugin/hono exports ${name}`);
+    for (const name of ['fetchRoutes', 'webSse', 'crossSiteRefusal'])
+      assert.ok(out['./plugin/fetch']!.includes(name), `plugin/fetch exports ${name}`);
     for (const name of ['createAgentLoop', 'ToolRegistry']) assert.ok(out['./plugin/loop']!.includes(name), `plugin/loop exports ${name}`);
-    for (const name of ['AskUserCard', 'AskUserProvider', 'startChat', 'submitUserInput', 'fetchPending', 'readChatEvents']) assert.ok(out['./widget']!.includes(name), `widget exports ${name}`);
+    for (const name of ['AskUserCard', 'AskUserProvider', 'startChat', 'submitUserInput', 'fetchPending', 'readChatEvents'])
+      assert.ok(out['./widget']!.includes(name), `widget exports ${name}`);
     assert.equal(out['./widget/standalone'], pathToFileURL(join(consumer, 'node_modules/ask-user-kit', STANDALONE)).href);
     assert.equal(out['./package.json'], 'ask-user-kit');
     (state as Record<string, unknown>).widgetExports = out['./widget'];
@@ -381,13 +436,23 @@ test('the packed package installs offline into a consumer project and works ther
     const page = await startPageServer(consumer, () => example.port);
     t.after(() => new Promise<void>((ok) => page.server.close(() => ok())));
 
-    const executablePath = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => statSync(p, { throwIfNoEntry: false }));
+    const executablePath =
+      process.env.CHROMIUM_PATH ??
+      ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => statSync(p, { throwIfNoEntry: false }));
     assert.ok(executablePath, 'Chromium is installed (bash tests/ensure-tools.sh) or CHROMIUM_PATH names it');
     // playwright gives the launch a fresh temporary profile (its own --user-data-dir) and removes it on close.
     const browser = await chromium.launch({
       executablePath,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
     });
     t.after(() => browser.close());
     const tab = await browser.newPage();
@@ -401,9 +466,16 @@ test('the packed package installs offline into a consumer project and works ther
     await tab.waitForSelector('body[data-ready="true"]');
 
     const defined = await tab.evaluate(() => ['ask-user-card', 'ask-user-provider'].map((n) => customElements.get(n)?.name ?? null));
-    assert.ok(defined.every((n) => n), `both elements are defined: ${JSON.stringify(defined)}`);
+    assert.ok(
+      defined.every((n) => n),
+      `both elements are defined: ${JSON.stringify(defined)}`,
+    );
     const kitExports = await tab.evaluate(() => (window as unknown as { kitExports: string[] }).kitExports);
-    assert.deepEqual(kitExports, (state as Record<string, unknown>).widgetExports, 'the standalone bundle exports what ask-user-kit/widget does');
+    assert.deepEqual(
+      kitExports,
+      (state as Record<string, unknown>).widgetExports,
+      'the standalone bundle exports what ask-user-kit/widget does',
+    );
 
     const card = tab.locator('ask-user-card');
     await card.locator('[part~="title"]', { hasText: 'Which build should ship?' }).waitFor();
@@ -421,7 +493,11 @@ test('the packed package installs offline into a consumer project and works ther
     assert.deepEqual(errors, [], 'no page errors');
     assert.deepEqual(elsewhere, [], 'the page loads nothing from anywhere else');
     const last = model.requests.at(-1)!.messages.at(-1)!;
-    assert.deepEqual([last.role, last.content], ['tool', HOST_TOOL.output], 'the answer from the page continued the run through the host tool');
+    assert.deepEqual(
+      [last.role, last.content],
+      ['tool', HOST_TOOL.output],
+      'the answer from the page continued the run through the host tool',
+    );
     assert.equal(example.child.exitCode, null, `the example is still serving:\n${example.output()}`);
   });
 });

@@ -6,9 +6,13 @@ import { gunzipSync } from 'node:zlib';
 export function readTarball(path: string): Map<string, Buffer> {
   const tar = gunzipSync(readFileSync(path));
   const files = new Map<string, Buffer>();
-  const text = (start: number, length: number) => tar.subarray(start, start + length).toString('utf8').replace(/\0.*$/s, '');
+  const text = (start: number, length: number) =>
+    tar
+      .subarray(start, start + length)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
   let paxPath: string | undefined;
-  for (let at = 0; at + 512 <= tar.length; ) {
+  for (let at = 0; at + 512 <= tar.length;) {
     const header = tar.subarray(at, at + 512);
     if (header.every((b) => b === 0)) break;
     const size = parseInt(text(at + 124, 12).trim() || '0', 8);

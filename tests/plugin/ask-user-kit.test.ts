@@ -2,7 +2,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Koa from 'koa';
-import { allowAnyCaller, createAskUserKit, DEFAULT_HEARTBEAT_MS, DEFAULT_TTL_MS, memoryAuditLogger, type RunHost } from '../../plugin/index.js';
+import {
+  allowAnyCaller,
+  createAskUserKit,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_TTL_MS,
+  memoryAuditLogger,
+  type RunHost,
+} from '../../plugin/index.js';
 import * as plugin from '../../plugin/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { answer, errorOf, readSse, startApp } from './harness.js';
@@ -26,18 +33,28 @@ describe('createAskUserKit', () => {
     assert.throws(() => createAskUserKit({ ttlMs: 0 }), /ttlMs must be a positive number/);
     assert.throws(() => createAskUserKit({ heartbeatMs: -1 }), /heartbeatMs/);
     assert.throws(() => createAskUserKit({ prefix: 'api' }), /prefix must be '' or start with '\/'/);
-    assert.throws(() => createAskUserKit({ store: 'postgres://x' }), (e: { code?: string }) => e.code === 'invalid_store_url');
+    assert.throws(
+      () => createAskUserKit({ store: 'postgres://x' }),
+      (e: { code?: string }) => e.code === 'invalid_store_url',
+    );
   });
 
   it('mounts under any prefix; a trailing slash is ignored', async () => {
-    for (const [prefix, path] of [['/v1/', '/v1'], ['', '']] as const) {
+    for (const [prefix, path] of [
+      ['/v1/', '/v1'],
+      ['', ''],
+    ] as const) {
       const t = await startApp({ prefix });
       try {
         assert.equal(t.kit.prefix, path);
         const rec = await t.ask('s1');
         const res = await fetch(`${t.url}${path}/interactions/pending?sessionId=s1`);
         assert.equal(((await res.json()) as any).pending.id, rec.requestId);
-        const ok = await fetch(`${t.url}${path}/chat/continue`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer('s1', rec.requestId)) });
+        const ok = await fetch(`${t.url}${path}/chat/continue`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(answer('s1', rec.requestId)),
+        });
         assert.equal(ok.status, 200);
         await ok.text();
         assert.equal((await fetch(`${t.url}/api/interactions/pending?sessionId=s1`)).status, 404, 'not under /api');
@@ -89,8 +106,17 @@ describe('createAskUserKit', () => {
     const dir = await makeTempDir();
     try {
       let now = Date.parse('2031-01-01T00:00:00Z');
-      const kit = createAskUserKit({ store: `sqlite://${dir.file('k.db')}`, now: () => now, ttlMs: 1000, logger: memoryAuditLogger(), expiryTimers: false });
-      const r = await kit.intercept([{ id: 'c', type: 'function', function: { name: 'ask_user', arguments: '{"title":"T","mode":"text"}' } }], { sessionId: 's' });
+      const kit = createAskUserKit({
+        store: `sqlite://${dir.file('k.db')}`,
+        now: () => now,
+        ttlMs: 1000,
+        logger: memoryAuditLogger(),
+        expiryTimers: false,
+      });
+      const r = await kit.intercept(
+        [{ id: 'c', type: 'function', function: { name: 'ask_user', arguments: '{"title":"T","mode":"text"}' } }],
+        { sessionId: 's' },
+      );
       assert.equal(kit.store.kind, 'sqlite');
       now += 1000;
       assert.equal((await kit.store.get(r.interaction!.requestId))?.status, 'expired', 'the store reads the kit clock');
@@ -112,14 +138,23 @@ describe('createAskUserKit', () => {
     };
     const { openStore } = plugin;
     const store = await openStore('memory');
-    const kit = createAskUserKit({ store, host: failing, logger: memoryAuditLogger(), onError: (e) => errors.push(e), authorize: allowAnyCaller });
+    const kit = createAskUserKit({
+      store,
+      host: failing,
+      logger: memoryAuditLogger(),
+      onError: (e) => errors.push(e),
+      authorize: allowAnyCaller,
+    });
     const app = new Koa();
     app.use(koaRoutes(kit));
     const { createServer } = await import('node:http');
     const server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const r = await kit.intercept([{ id: 'c', type: 'function', function: { name: 'ask_user', arguments: '{"title":"T","mode":"text"}' } }], { sessionId: 's' });
+      const r = await kit.intercept(
+        [{ id: 'c', type: 'function', function: { name: 'ask_user', arguments: '{"title":"T","mode":"text"}' } }],
+        { sessionId: 's' },
+      );
       const port = (server.address() as { port: number }).port;
       const res = await fetch(`http://127.0.0.1:${port}/api/chat/continue`, {
         method: 'POST',
@@ -128,7 +163,10 @@ describe('createAskUserKit', () => {
       });
       assert.equal(res.status, 200);
       const { frames } = await readSse(res);
-      assert.deepEqual(frames.map((f) => f.event), ['interaction_resolved', 'error', 'done']);
+      assert.deepEqual(
+        frames.map((f) => f.event),
+        ['interaction_resolved', 'error', 'done'],
+      );
       assert.deepEqual(frames[2]!.data, { reason: 'error' });
       assert.equal((frames[1]!.data as { message: string }).message.includes('exploded'), false, 'internal causes stay server-side');
       assert.equal(errors.length, 1);
@@ -143,14 +181,54 @@ describe('createAskUserKit', () => {
   it('the entry exports the documented surface and nothing else', async () => {
     // Values only (types leave no trace at run time); README "Public surface" lists them.
     assert.deepEqual(Object.keys(plugin).sort(), [
-      'ASK_USER_DESCRIPTIONS', 'ASK_USER_TOOL_NAME', 'AUDIT_EVENTS', 'AskUserError', 'CANCEL_ANSWER', 'DEFAULT_HEARTBEAT_MS', 'DEFAULT_TTL_MS',
-      'ERROR_CODES', 'LIMITS', 'MODES', 'RESOLVED_STATUSES', 'SSE_HEADERS', 'StoreError', 'StoreUnavailableError', 'allowAnyCaller',
-      'answerToolResultText', 'askUserArgsSchema', 'askUserChatTool', 'askUserFallback', 'askUserParameters', 'askUserResponsesTool',
-      'checkAnswer', 'closedToolResultText', 'consoleAuditLogger', 'continueBodySchema', 'createAskUserKit', 'crossSiteReason',
-      'errorBodySchema', 'formatEvent', 'interactionResolvedSchema', 'isAskUserError', 'memoryAuditLogger', 'openStore',
-      'pendingInteractionSchema', 'requestIdSchema', 'sessionIdSchema', 'toolResultContentSchema', 'userInputRequiredSchema',
+      'ASK_USER_DESCRIPTIONS',
+      'ASK_USER_TOOL_NAME',
+      'AUDIT_EVENTS',
+      'AskUserError',
+      'CANCEL_ANSWER',
+      'DEFAULT_HEARTBEAT_MS',
+      'DEFAULT_TTL_MS',
+      'ERROR_CODES',
+      'LIMITS',
+      'MODES',
+      'RESOLVED_STATUSES',
+      'SSE_HEADERS',
+      'StoreError',
+      'StoreUnavailableError',
+      'allowAnyCaller',
+      'answerToolResultText',
+      'askUserArgsSchema',
+      'askUserChatTool',
+      'askUserFallback',
+      'askUserParameters',
+      'askUserResponsesTool',
+      'checkAnswer',
+      'closedToolResultText',
+      'consoleAuditLogger',
+      'continueBodySchema',
+      'createAskUserKit',
+      'crossSiteReason',
+      'errorBodySchema',
+      'formatEvent',
+      'interactionResolvedSchema',
+      'isAskUserError',
+      'memoryAuditLogger',
+      'openStore',
+      'pendingInteractionSchema',
+      'requestIdSchema',
+      'sessionIdSchema',
+      'toolResultContentSchema',
+      'userInputRequiredSchema',
     ]);
     const loop = await import('../../plugin/loop/index.js');
-    assert.deepEqual(Object.keys(loop).sort(), ['DEFAULT_MODEL_IDLE_TIMEOUT_MS', 'ModelCallError', 'ToolRegistry', 'agentRuntime', 'createAgentLoop', 'maskedLogger', 'redactSecrets']);
+    assert.deepEqual(Object.keys(loop).sort(), [
+      'DEFAULT_MODEL_IDLE_TIMEOUT_MS',
+      'ModelCallError',
+      'ToolRegistry',
+      'agentRuntime',
+      'createAgentLoop',
+      'maskedLogger',
+      'redactSecrets',
+    ]);
   });
 });

@@ -11,7 +11,15 @@ describe('audit entries', () => {
   it('cover asked, answered, cancelled, expired, superseded and rejected, and never contain free text', async () => {
     const t = await startApp({ authorize: (ctx) => ctx.get('x-deny') !== '1' });
     try {
-      const form = { title: 'Notes?', mode: 'single', allowCustom: true, options: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }] };
+      const form = {
+        title: 'Notes?',
+        mode: 'single',
+        allowCustom: true,
+        options: [
+          { id: 'a', label: 'A' },
+          { id: 'b', label: 'B' },
+        ],
+      };
       // answered, with free text in the "Other" box
       const q1 = await t.ask('s1', form, 'call_1');
       await readSse(await t.post(answer('s1', q1.requestId, { selections: ['a'], customInput: CANARY })));
@@ -101,7 +109,14 @@ describe('audit entries', () => {
     assert.equal(lines[0]!.includes('\n'), false);
     assert.deepEqual(JSON.parse(lines[0]!), { type: 'ask_user.audit', event: 'asked', at: '2030-01-01T00:00:00.000Z', requestId: 'ask_x' });
     const seen: unknown[] = [];
-    const safe = safeAuditLogger({ audit: () => { throw new Error('disk full'); } }, (e) => seen.push(e));
+    const safe = safeAuditLogger(
+      {
+        audit: () => {
+          throw new Error('disk full');
+        },
+      },
+      (e) => seen.push(e),
+    );
     safe.audit({ event: 'asked', at: 'x' });
     assert.equal(seen.length, 1);
   });

@@ -19,9 +19,15 @@ describe('an authorization policy is required to serve', () => {
   it('serving the routes without authorize throws and says what to pass', async () => {
     const kit = createAskUserKit({ logger: memoryAuditLogger() });
     try {
-      assert.throws(() => kit.serveRoutes(), (err: Error) => err instanceof TypeError && /authorize/.test(err.message) && /allowAnyCaller/.test(err.message));
+      assert.throws(
+        () => kit.serveRoutes(),
+        (err: Error) => err instanceof TypeError && /authorize/.test(err.message) && /allowAnyCaller/.test(err.message),
+      );
       // A kit used only for interception (a loop, a CLI) needs no policy.
-      const asked = await kit.intercept([{ id: 'c', type: 'function', function: { name: 'ask_user', arguments: '{"title":"T","mode":"text"}' } }], { sessionId: 's' });
+      const asked = await kit.intercept(
+        [{ id: 'c', type: 'function', function: { name: 'ask_user', arguments: '{"title":"T","mode":"text"}' } }],
+        { sessionId: 's' },
+      );
       assert.ok(asked.interaction);
     } finally {
       await kit.close();
@@ -58,13 +64,19 @@ describe('an authorization policy is required to serve', () => {
       assert.equal(cont.status, 403);
       for (const text of [pendingText, contText]) {
         assert.equal(JSON.parse(text).error.code, 'forbidden');
-        for (const secret of [q.requestId, q.toolCallId, 'Pick a strategy', 'Analyse first', 'safe']) assert.ok(!text.includes(secret), `no ${secret} in ${text}`);
+        for (const secret of [q.requestId, q.toolCallId, 'Pick a strategy', 'Analyse first', 'safe'])
+          assert.ok(!text.includes(secret), `no ${secret} in ${text}`);
       }
       const rejected = t.audit.entries.filter((e) => e.event === 'rejected');
-      assert.deepEqual(rejected.map((e) => e.reason), ['forbidden', 'forbidden']);
+      assert.deepEqual(
+        rejected.map((e) => e.reason),
+        ['forbidden', 'forbidden'],
+      );
       for (const e of rejected) assert.equal(e.mode, undefined, 'the audit line holds nothing of the stored question');
       // The owner still answers it.
-      const own = await t.post(answer('victim', q.requestId, { selections: ['safe'] }), { headers: { 'content-type': 'application/json', 'x-user': 'owner-of-victim' } });
+      const own = await t.post(answer('victim', q.requestId, { selections: ['safe'] }), {
+        headers: { 'content-type': 'application/json', 'x-user': 'owner-of-victim' },
+      });
       assert.equal(own.status, 200);
       await readSse(own);
     } finally {

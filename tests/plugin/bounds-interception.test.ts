@@ -5,16 +5,40 @@
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type PendingStore, type SseSink, type ChatEventName } from '../../plugin/index.js';
+import {
+  createAskUserKit,
+  memoryAuditLogger,
+  openStore,
+  type AskUserKit,
+  type PendingStore,
+  type SseSink,
+  type ChatEventName,
+} from '../../plugin/index.js';
 import { recordingHost, type RecordingHost } from './harness.js';
 
-const call = (id: string, args: unknown) => ({ id, type: 'function' as const, function: { name: 'ask_user', arguments: JSON.stringify(args) } });
-const OPTS = [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }];
+const call = (id: string, args: unknown) => ({
+  id,
+  type: 'function' as const,
+  function: { name: 'ask_user', arguments: JSON.stringify(args) },
+});
+const OPTS = [
+  { id: 'a', label: 'A' },
+  { id: 'b', label: 'B' },
+];
 
 function captureSink(): SseSink & { sent: Array<{ event: ChatEventName; data: unknown }> } {
   const controller = new AbortController();
   const sent: Array<{ event: ChatEventName; data: unknown }> = [];
-  return { sent, send: (event, data) => void sent.push({ event, data }), comment: () => {}, signal: controller.signal, get closed() { return controller.signal.aborted; }, end: () => controller.abort() };
+  return {
+    sent,
+    send: (event, data) => void sent.push({ event, data }),
+    comment: () => {},
+    signal: controller.signal,
+    get closed() {
+      return controller.signal.aborted;
+    },
+    end: () => controller.abort(),
+  };
 }
 
 describe('kit.intercept with §9.1 fields', () => {
@@ -43,18 +67,58 @@ describe('kit.intercept with §9.1 fields', () => {
     ['a string min in number mode', { title: 'x', mode: 'number', min: '1' }, /min: in number mode it is a JSON number/],
     ['step 0', { title: 'x', mode: 'number', step: 0 }, /step: /],
     ['maxLength over 8000', { title: 'x', mode: 'text', maxLength: 8001 }, /maxLength: /],
-    ['minLength > maxLength', { title: 'x', mode: 'directory', minLength: 9, maxLength: 3 }, /minLength: minLength \(9\) is greater than maxLength \(3\)/],
-    ['placeholder on a choice without allowCustom', { title: 'x', mode: 'single', options: OPTS, placeholder: 'p' }, /placeholder: .*needs allowCustom: true/],
-    ['maxLength on a choice without allowCustom', { title: 'x', mode: 'multiple', options: OPTS, maxLength: 5 }, /maxLength: .*allowCustom/],
-    ['minSelections > maxSelections', { title: 'x', mode: 'multiple', options: OPTS, minSelections: 2, maxSelections: 1 }, /minSelections: minSelections \(2\) is greater than maxSelections \(1\)/],
-    ['maxSelections over the options', { title: 'x', mode: 'multiple', options: OPTS, maxSelections: 3 }, /maxSelections: maxSelections \(3\) is more than the 2 options/],
-    ['minSelections 0 on toggle', { title: 'x', mode: 'toggle', options: OPTS, minSelections: 0 }, /minSelections: on toggle it is at least 1/],
-    ['selection bounds on single', { title: 'x', mode: 'single', options: OPTS, minSelections: 1 }, /minSelections: not used by mode "single"/],
-    ['a default naming an unknown id', { title: 'x', mode: 'single', options: OPTS, default: 'z' }, /default: is not a valid answer to this question: "z" is not an option id/],
+    [
+      'minLength > maxLength',
+      { title: 'x', mode: 'directory', minLength: 9, maxLength: 3 },
+      /minLength: minLength \(9\) is greater than maxLength \(3\)/,
+    ],
+    [
+      'placeholder on a choice without allowCustom',
+      { title: 'x', mode: 'single', options: OPTS, placeholder: 'p' },
+      /placeholder: .*needs allowCustom: true/,
+    ],
+    [
+      'maxLength on a choice without allowCustom',
+      { title: 'x', mode: 'multiple', options: OPTS, maxLength: 5 },
+      /maxLength: .*allowCustom/,
+    ],
+    [
+      'minSelections > maxSelections',
+      { title: 'x', mode: 'multiple', options: OPTS, minSelections: 2, maxSelections: 1 },
+      /minSelections: minSelections \(2\) is greater than maxSelections \(1\)/,
+    ],
+    [
+      'maxSelections over the options',
+      { title: 'x', mode: 'multiple', options: OPTS, maxSelections: 3 },
+      /maxSelections: maxSelections \(3\) is more than the 2 options/,
+    ],
+    [
+      'minSelections 0 on toggle',
+      { title: 'x', mode: 'toggle', options: OPTS, minSelections: 0 },
+      /minSelections: on toggle it is at least 1/,
+    ],
+    [
+      'selection bounds on single',
+      { title: 'x', mode: 'single', options: OPTS, minSelections: 1 },
+      /minSelections: not used by mode "single"/,
+    ],
+    [
+      'a default naming an unknown id',
+      { title: 'x', mode: 'single', options: OPTS, default: 'z' },
+      /default: is not a valid answer to this question: "z" is not an option id/,
+    ],
     ['a default breaking max', { title: 'x', mode: 'number', max: 5, default: '7' }, /default: .*at most 5/],
     ['a default off the step', { title: 'x', mode: 'number', step: 0.5, default: '0.3' }, /default: .*multiple of 0.5/],
-    ['a default over maxSelections', { title: 'x', mode: 'multiple', options: OPTS, maxSelections: 1, default: ['a', 'b'] }, /default: .*at most 1 option/],
-    ['an array default in single mode', { title: 'x', mode: 'single', options: OPTS, default: ['a'] }, /default: in single mode it is one option id/],
+    [
+      'a default over maxSelections',
+      { title: 'x', mode: 'multiple', options: OPTS, maxSelections: 1, default: ['a', 'b'] },
+      /default: .*at most 1 option/,
+    ],
+    [
+      'an array default in single mode',
+      { title: 'x', mode: 'single', options: OPTS, default: ['a'] },
+      /default: in single mode it is one option id/,
+    ],
   ];
   for (const [name, args, message] of invalid) {
     it(`invalid §9.1 arguments (${name}): is_error ToolResult naming the field; nothing shown, nothing stored`, async () => {
@@ -77,20 +141,59 @@ describe('kit.intercept with §9.1 fields', () => {
     const bounds = { placeholder: 'how many', default: '0.3', min: -1.5, max: 2, step: 0.1 };
     const r = await kit.intercept([call('q', { title: 'Ratio?', mode: 'number', ...bounds })], { sessionId: 's1', sse });
     const id = r.interaction!.requestId;
-    const expected = { id, toolCallId: 'q', sessionId: 's1', title: 'Ratio?', mode: 'number', expiresAt: '2030-05-05T10:01:00.000Z', resumable: true, ...bounds };
+    const expected = {
+      id,
+      toolCallId: 'q',
+      sessionId: 's1',
+      title: 'Ratio?',
+      mode: 'number',
+      expiresAt: '2030-05-05T10:01:00.000Z',
+      resumable: true,
+      ...bounds,
+    };
     assert.deepEqual(sse.sent, [{ event: 'user_input_required', data: expected }]);
     assert.equal(JSON.stringify(sse.sent[0]!.data).includes('"step":0.1'), true);
     assert.deepEqual((await store.get(id))!.form, { title: 'Ratio?', mode: 'number', ...bounds });
   });
 
   it('choice fields: selection bounds, an array default, the Other box bounds', async () => {
-    const args = { title: 'Which?', mode: 'multiple', options: OPTS, allowCustom: true, placeholder: 'Other…', minLength: 2, maxLength: 20, minSelections: 1, maxSelections: 2, default: ['b'] };
+    const args = {
+      title: 'Which?',
+      mode: 'multiple',
+      options: OPTS,
+      allowCustom: true,
+      placeholder: 'Other…',
+      minLength: 2,
+      maxLength: 20,
+      minSelections: 1,
+      maxSelections: 2,
+      default: ['b'],
+    };
     const r = await kit.intercept([call('q', args)], { sessionId: 's1' });
-    assert.deepEqual(r.event, { id: r.interaction!.requestId, toolCallId: 'q', sessionId: 's1', expiresAt: '2030-05-05T10:01:00.000Z', resumable: true, ...args });
+    assert.deepEqual(r.event, {
+      id: r.interaction!.requestId,
+      toolCallId: 'q',
+      sessionId: 's1',
+      expiresAt: '2030-05-05T10:01:00.000Z',
+      resumable: true,
+      ...args,
+    });
   });
 
   it('null §9.1 fields count as absent (strict tool calling sends them so)', async () => {
-    const args = { title: 'Name?', mode: 'text', placeholder: null, default: null, min: null, max: null, step: null, minLength: null, maxLength: null, minSelections: null, maxSelections: null };
+    const args = {
+      title: 'Name?',
+      mode: 'text',
+      placeholder: null,
+      default: null,
+      min: null,
+      max: null,
+      step: null,
+      minLength: null,
+      maxLength: null,
+      minSelections: null,
+      maxSelections: null,
+    };
     const r = await kit.intercept([call('q', args)], { sessionId: 's1' });
     assert.deepEqual(r.interaction!.form, { title: 'Name?', mode: 'text' });
     assert.deepEqual(Object.keys(r.event!).sort(), ['expiresAt', 'id', 'mode', 'resumable', 'sessionId', 'title', 'toolCallId']);
@@ -99,7 +202,19 @@ describe('kit.intercept with §9.1 fields', () => {
   it('the seed shape keeps exactly the §3 event', async () => {
     const args = { title: 'T', mode: 'single', options: OPTS, allowCustom: true, submitLabel: 'Go', description: 'd' };
     const r = await kit.intercept([call('q', args)], { sessionId: 's1' });
-    assert.deepEqual(Object.keys(r.event!), ['id', 'toolCallId', 'sessionId', 'title', 'mode', 'expiresAt', 'resumable', 'description', 'options', 'allowCustom', 'submitLabel']);
+    assert.deepEqual(Object.keys(r.event!), [
+      'id',
+      'toolCallId',
+      'sessionId',
+      'title',
+      'mode',
+      'expiresAt',
+      'resumable',
+      'description',
+      'options',
+      'allowCustom',
+      'submitLabel',
+    ]);
   });
 
   for (const status of ['expired', 'superseded'] as const) {

@@ -20,7 +20,9 @@ for (const storeCase of cases) {
         for (const res of responses) {
           if (res.status === 200) {
             const { frames } = await readSse(res);
-            toolResults += frames.filter((f) => f.event === 'tool_result' && (f.data as { toolCallId: string }).toolCallId === 'call_C').length;
+            toolResults += frames.filter(
+              (f) => f.event === 'tool_result' && (f.data as { toolCallId: string }).toolCallId === 'call_C',
+            ).length;
           } else {
             const err = (await res.json()) as { error: { code: string; receipt?: { status: string } } };
             assert.equal(res.status, 409);
@@ -36,7 +38,7 @@ for (const storeCase of cases) {
       }
     });
 
-    it('an answer and a cancel racing: one wins, the other gets the winner\'s receipt', async () => {
+    it("an answer and a cancel racing: one wins, the other gets the winner's receipt", async () => {
       const t = await startApp({ storeCase });
       try {
         const rec = await t.ask('s1');

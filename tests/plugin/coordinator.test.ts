@@ -1,7 +1,15 @@
 /** Interception (docs/protocol.md §1–2): validation before anything reaches a user, one question per turn. */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type PendingStore, type SseSink, type ChatEventName } from '../../plugin/index.js';
+import {
+  createAskUserKit,
+  memoryAuditLogger,
+  openStore,
+  type AskUserKit,
+  type PendingStore,
+  type SseSink,
+  type ChatEventName,
+} from '../../plugin/index.js';
 import { parseAskUserArguments } from '../../plugin/coordinator.js';
 import { recordingHost, SINGLE, type RecordingHost } from './harness.js';
 
@@ -50,14 +58,26 @@ describe('kit.intercept', () => {
     const calls = [call('c1', 'read_file', { path: 'a' }), call('c2', 'ask_user', SINGLE), call('c3', 'grep', {})];
     const r = await kit.intercept(calls, { sessionId: 's1', sse });
     assert.equal(r.pause, true);
-    assert.deepEqual(r.ordinaryCalls.map((c) => c.id), ['c1', 'c3']);
+    assert.deepEqual(
+      r.ordinaryCalls.map((c) => c.id),
+      ['c1', 'c3'],
+    );
     assert.deepEqual(r.errorResults, []);
     const id = r.interaction!.requestId;
     assert.match(id, /^ask_[A-Za-z0-9_-]{22}$/);
     assert.deepEqual(sse.sent, [
       {
         event: 'user_input_required',
-        data: { id, toolCallId: 'c2', sessionId: 's1', title: SINGLE.title, mode: 'single', options: SINGLE.options, expiresAt: '2030-05-05T10:01:00.000Z', resumable: true },
+        data: {
+          id,
+          toolCallId: 'c2',
+          sessionId: 's1',
+          title: SINGLE.title,
+          mode: 'single',
+          options: SINGLE.options,
+          expiresAt: '2030-05-05T10:01:00.000Z',
+          resumable: true,
+        },
       },
     ]);
     assert.deepEqual(r.event, sse.sent[0]!.data);
@@ -81,7 +101,8 @@ describe('kit.intercept', () => {
 
   it('request ids are unique and unguessable (128 random bits)', async () => {
     const ids = new Set<string>();
-    for (let i = 0; i < 50; i++) ids.add((await kit.intercept([call(`c${i}`, 'ask_user', SINGLE)], { sessionId: `s${i}` })).interaction!.requestId);
+    for (let i = 0; i < 50; i++)
+      ids.add((await kit.intercept([call(`c${i}`, 'ask_user', SINGLE)], { sessionId: `s${i}` })).interaction!.requestId);
     assert.equal(ids.size, 50);
     for (const id of ids) assert.equal(Buffer.from(id.slice(4), 'base64url').length, 16);
   });
@@ -95,8 +116,23 @@ describe('kit.intercept', () => {
     ['unknown mode', { title: 'x', mode: 'slider' }, /mode/],
     ['0 options in a choice mode', { title: 'x', mode: 'single', options: [] }, /options: mode "single" needs 1\.\.50 options/],
     ['no options in toggle', { title: 'x', mode: 'toggle' }, /options/],
-    ['51 options', { title: 'x', mode: 'multiple', options: Array.from({ length: 51 }, (_, i) => ({ id: `o${i}`, label: `O${i}` })) }, /options/],
-    ['duplicate option ids', { title: 'x', mode: 'single', options: [{ id: 'a', label: 'A' }, { id: 'a', label: 'B' }] }, /options\.1\.id: duplicate option id "a"/],
+    [
+      '51 options',
+      { title: 'x', mode: 'multiple', options: Array.from({ length: 51 }, (_, i) => ({ id: `o${i}`, label: `O${i}` })) },
+      /options/,
+    ],
+    [
+      'duplicate option ids',
+      {
+        title: 'x',
+        mode: 'single',
+        options: [
+          { id: 'a', label: 'A' },
+          { id: 'a', label: 'B' },
+        ],
+      },
+      /options\.1\.id: duplicate option id "a"/,
+    ],
     ['an option without a label', { title: 'x', mode: 'single', options: [{ id: 'a' }] }, /options\.0\.label/],
     ['an over-long title', { title: 'x'.repeat(201), mode: 'text' }, /title/],
   ];
@@ -105,7 +141,10 @@ describe('kit.intercept', () => {
       const sse = captureSink();
       const r = await kit.intercept([call('bad', 'ask_user', args), call('c2', 'ls', {})], { sessionId: 's1', sse });
       assert.equal(r.pause, false);
-      assert.deepEqual(r.ordinaryCalls.map((c) => c.id), ['c2']);
+      assert.deepEqual(
+        r.ordinaryCalls.map((c) => c.id),
+        ['c2'],
+      );
       assert.equal(r.errorResults.length, 1);
       const [err] = r.errorResults;
       assert.equal(err!.toolCallId, 'bad');
@@ -121,7 +160,10 @@ describe('kit.intercept', () => {
 
   it('two ask_user in one turn: the first is asked, the second gets "ask one question at a time"', async () => {
     const sse = captureSink();
-    const r = await kit.intercept([call('q1', 'ask_user', SINGLE), call('q2', 'ask_user', { title: 'Also?', mode: 'text' })], { sessionId: 's1', sse });
+    const r = await kit.intercept([call('q1', 'ask_user', SINGLE), call('q2', 'ask_user', { title: 'Also?', mode: 'text' })], {
+      sessionId: 's1',
+      sse,
+    });
     assert.equal(r.pause, true);
     assert.equal(r.interaction!.toolCallId, 'q1');
     assert.equal(r.errorResults.length, 1);
@@ -134,12 +176,18 @@ describe('kit.intercept', () => {
   it('an invalid first ask_user does not block a valid second one in the same turn', async () => {
     const r = await kit.intercept([call('q1', 'ask_user', { mode: 'text' }), call('q2', 'ask_user', SINGLE)], { sessionId: 's1' });
     assert.equal(r.interaction?.toolCallId, 'q2');
-    assert.deepEqual(r.errorResults.map((e) => e.toolCallId), ['q1']);
+    assert.deepEqual(
+      r.errorResults.map((e) => e.toolCallId),
+      ['q1'],
+    );
   });
 
   it('options given with a non-choice mode are dropped from the stored and shown form', async () => {
     const sse = captureSink();
-    const r = await kit.intercept([call('q', 'ask_user', { title: 'How many?', mode: 'number', options: [{ id: 'a', label: 'A' }], allowCustom: true })], { sessionId: 's1', sse });
+    const r = await kit.intercept(
+      [call('q', 'ask_user', { title: 'How many?', mode: 'number', options: [{ id: 'a', label: 'A' }], allowCustom: true })],
+      { sessionId: 's1', sse },
+    );
     assert.equal(r.interaction!.form.options, undefined);
     assert.equal('options' in (sse.sent[0]!.data as object), false);
     assert.equal((await store.get(r.interaction!.requestId))!.form.options, undefined);
@@ -162,7 +210,10 @@ describe('kit.intercept', () => {
     assert.equal((await store.currentOf('s1'))?.requestId, second.interaction!.requestId);
     assert.equal(host.closedCalls.length, 1);
     assert.equal(host.closedCalls[0]!.record.toolCallId, 'q1');
-    assert.deepEqual(audit.entries.map((e) => e.event), ['asked', 'superseded', 'asked']);
+    assert.deepEqual(
+      audit.entries.map((e) => e.event),
+      ['asked', 'superseded', 'asked'],
+    );
   });
 
   it('supersede(sessionId) closes the open question as superseded; expireDue leaves a live one alone', async () => {
@@ -185,12 +236,18 @@ describe('kit.intercept', () => {
     await kit.intercept([call('q2', 'ask_user', SINGLE)], { sessionId: 's2' });
     clock += 60_000;
     assert.equal((await kit.supersede('s2'))?.resolution?.status, 'expired');
-    assert.deepEqual(audit.entries.map((e) => e.event), ['asked', 'expired', 'asked', 'expired']);
+    assert.deepEqual(
+      audit.entries.map((e) => e.event),
+      ['asked', 'expired', 'asked', 'expired'],
+    );
   });
 
   it('closing twice closes once (the store claim decides)', async () => {
     const r = await kit.intercept([call('q1', 'ask_user', SINGLE)], { sessionId: 's1' });
-    const results = await Promise.all([kit.closeInteraction(r.interaction!.requestId, 'superseded'), kit.closeInteraction(r.interaction!.requestId, 'superseded')]);
+    const results = await Promise.all([
+      kit.closeInteraction(r.interaction!.requestId, 'superseded'),
+      kit.closeInteraction(r.interaction!.requestId, 'superseded'),
+    ]);
     assert.equal(results.filter(Boolean).length, 1);
     assert.equal(host.closedCalls.length, 1);
   });

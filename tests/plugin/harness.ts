@@ -6,7 +6,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { allowAnyCaller, createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type AskUserKitOptions, type ClosedContext, type PendingStore, type ResumeContext, type RunHost } from '../../plugin/index.js';
+import {
+  allowAnyCaller,
+  createAskUserKit,
+  memoryAuditLogger,
+  openStore,
+  type AskUserKit,
+  type AskUserKitOptions,
+  type ClosedContext,
+  type PendingStore,
+  type ResumeContext,
+  type RunHost,
+} from '../../plugin/index.js';
 import { koaRoutes } from '../../plugin/adapters/koa.js';
 
 export interface SseFrame {
@@ -145,7 +156,15 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const store = wrapStore ? wrapStore(opened) : opened;
   const audit = memoryAuditLogger();
   const host = inProcess ? undefined : recordingHost(() => store, resumable);
-  const kit = createAskUserKit({ expiryTimers: false, authorize: allowAnyCaller, ...kitOptions, store, now, logger: audit, ...(host ? { host } : {}) });
+  const kit = createAskUserKit({
+    expiryTimers: false,
+    authorize: allowAnyCaller,
+    ...kitOptions,
+    store,
+    now,
+    logger: audit,
+    ...(host ? { host } : {}),
+  });
   const app = new Koa();
   app.silent = true;
   for (const mw of before) app.use(mw);
@@ -175,7 +194,10 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
         ...init,
       }),
     async ask(sessionId, args = SINGLE, toolCallId = `call_${++n}`) {
-      const result = await kit.intercept([{ id: toolCallId, type: 'function', function: { name: 'ask_user', arguments: JSON.stringify(args) } }], { sessionId });
+      const result = await kit.intercept(
+        [{ id: toolCallId, type: 'function', function: { name: 'ask_user', arguments: JSON.stringify(args) } }],
+        { sessionId },
+      );
       if (!result.interaction) throw new Error(`ask failed: ${JSON.stringify(result.errorResults)}`);
       return result.interaction;
     },

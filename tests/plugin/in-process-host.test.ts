@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { allowAnyCaller, createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type InProcessAnswer, type PendingStore } from '../../plugin/index.js';
+import {
+  allowAnyCaller,
+  createAskUserKit,
+  memoryAuditLogger,
+  openStore,
+  type AskUserKit,
+  type InProcessAnswer,
+  type PendingStore,
+} from '../../plugin/index.js';
 import { createInProcessHost, InProcessHostError } from '../../plugin/in-process-host.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { answer, errorOf, parseSse, readSse, recordingHost, SINGLE } from './harness.js';
@@ -36,7 +44,10 @@ async function start(store: PendingStore): Promise<InMemoryServer> {
     const sessionId = String(ctx.query.sessionId);
     const sse = koaSse(kit, ctx);
     await kit.supersede(sessionId);
-    const turn = await kit.intercept([{ id: 'call_q', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify(SINGLE) } }], { sessionId, sse });
+    const turn = await kit.intercept(
+      [{ id: 'call_q', type: 'function', function: { name: 'ask_user', arguments: JSON.stringify(SINGLE) } }],
+      { sessionId, sse },
+    );
     const requestId = turn.interaction!.requestId;
     const run = new AbortController();
     runs.set(requestId, run);
@@ -67,13 +78,18 @@ async function start(store: PendingStore): Promise<InMemoryServer> {
   };
 }
 
-const post = (url: string, body: unknown) => fetch(`${url}/api/chat/continue`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(`${url}/api/chat/continue`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const chat = async (s: InMemoryServer, sessionId: string, query = '') => {
   const { frames } = await readSse(await fetch(`${s.url}/api/chat?sessionId=${sessionId}${query}`, { method: 'POST' }));
-  assert.deepEqual(frames.map((f) => f.event), ['user_input_required', 'done']);
+  assert.deepEqual(
+    frames.map((f) => f.event),
+    ['user_input_required', 'done'],
+  );
   return frames[0]!.data as { id: string; toolCallId: string; resumable: boolean };
 };
-const pending = async (s: InMemoryServer, sessionId: string) => ((await (await fetch(`${s.url}/api/interactions/pending?sessionId=${sessionId}`)).json()) as any).pending;
+const pending = async (s: InMemoryServer, sessionId: string) =>
+  ((await (await fetch(`${s.url}/api/interactions/pending?sessionId=${sessionId}`)).json()) as any).pending;
 
 describe('in-process host', () => {
   let dir: TempDir;
@@ -97,7 +113,10 @@ describe('in-process host', () => {
     const res = await post(s.url, answer('s1', asked.id));
     assert.equal(res.status, 200);
     const { frames } = await readSse(res);
-    assert.deepEqual(frames.map((f) => f.event), ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
+    assert.deepEqual(
+      frames.map((f) => f.event),
+      ['interaction_resolved', 'tool_result', 'message_delta', 'done'],
+    );
     const content = '{"selections":["safe"],"customInput":"","cancelled":false}';
     assert.deepEqual(frames[1]!.data, { toolCallId: 'call_q', name: 'ask_user', content, isError: false });
     assert.deepEqual(frames[2]!.data, { text: `model saw ${content}` });
@@ -110,7 +129,10 @@ describe('in-process host', () => {
   it('cancel wakes the loop with status cancelled; the stream ends with done cancelled and no model output', async () => {
     const asked = await chat(s, 's1');
     const { frames } = await readSse(await post(s.url, answer('s1', asked.id, { cancelled: true })));
-    assert.deepEqual(frames.map((f) => f.event), ['interaction_resolved', 'tool_result', 'done']);
+    assert.deepEqual(
+      frames.map((f) => f.event),
+      ['interaction_resolved', 'tool_result', 'done'],
+    );
     assert.deepEqual(frames[2]!.data, { reason: 'cancelled' });
     assert.equal(s.woke[0]!.status, 'cancelled');
     assert.equal(s.woke[0]!.toolResultContent, '{"selections":[],"customInput":"","cancelled":true}');
@@ -158,7 +180,10 @@ describe('in-process host', () => {
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes('message_delta')) text += new TextDecoder().decode((await reader.read()).value);
-    assert.deepEqual(parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).frames.map((f) => f.event), ['interaction_resolved', 'tool_result', 'message_delta']);
+    assert.deepEqual(
+      parseSse(text.slice(0, text.lastIndexOf('\n\n') + 2)).frames.map((f) => f.event),
+      ['interaction_resolved', 'tool_result', 'message_delta'],
+    );
     controller.abort();
     const loopSse = s.woke[0]!.sse!;
     while (!loopSse.signal.aborted) await new Promise((r) => setTimeout(r, 5));
@@ -180,7 +205,12 @@ describe('in-process host', () => {
     const events: string[] = [];
     const controller = new AbortController();
     const sse = { send: (event: string) => void events.push(event), comment() {}, end() {}, signal: controller.signal, closed: false };
-    await host.resume({ record, answer: { selections: ['safe'], customInput: '', cancelled: false }, toolResultContent: '{}', sse: sse as never });
+    await host.resume({
+      record,
+      answer: { selections: ['safe'], customInput: '', cancelled: false },
+      toolResultContent: '{}',
+      sse: sse as never,
+    });
     assert.deepEqual(events, ['error', 'done']);
   });
 });

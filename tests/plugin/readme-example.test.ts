@@ -32,7 +32,9 @@ const ENTRIES: Array<[string, string]> = [
 
 /** What the examples leave to the host: its tools, who owns a session, and its check of the chat body. */
 const HOST =
-  "import type { LoopTool } from '" + join(root, 'plugin/loop/index.js') + "';\n" +
+  "import type { LoopTool } from '" +
+  join(root, 'plugin/loop/index.js') +
+  "';\n" +
   'declare const myTools: LoopTool[];\ndeclare function ownsSession(user: unknown, sessionId: string): boolean;\n' +
   'declare function parseChat(body: unknown): { sessionId: string; message: string };\n';
 
@@ -48,7 +50,9 @@ for (const heading of ['## Drop it into your Koa agent server', '### On Express 
       // TypeScript 7 has no compiler API in JavaScript: run its tsc on a config that extends the project's.
       const config = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true }, include: [], files: [file] };
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config));
-      const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { encoding: 'utf8' });
+      const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], {
+        encoding: 'utf8',
+      });
       const problems = tsc.stdout.split('\n').filter((line) => line.includes('error TS'));
       assert.deepEqual(problems, [], 'the example compiles');
       assert.equal(tsc.status, 0, `tsc exited ${tsc.status}: ${tsc.stdout}${tsc.stderr}`);

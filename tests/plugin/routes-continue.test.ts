@@ -21,11 +21,22 @@ for (const storeCase of cases) {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
       const { frames } = await readSse(res);
-      assert.deepEqual(frames.map((f) => f.event), ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
+      assert.deepEqual(
+        frames.map((f) => f.event),
+        ['interaction_resolved', 'tool_result', 'message_delta', 'done'],
+      );
       const resolved = frames[0]!.data as Record<string, unknown>;
-      assert.deepEqual({ ...resolved, at: undefined }, { requestId: rec.requestId, toolCallId: 'call_A', status: 'answered', at: undefined, selections: ['safe'], customInputLength: 0 });
+      assert.deepEqual(
+        { ...resolved, at: undefined },
+        { requestId: rec.requestId, toolCallId: 'call_A', status: 'answered', at: undefined, selections: ['safe'], customInputLength: 0 },
+      );
       assert.equal(resolved.at, '2030-01-01T00:00:00.000Z');
-      assert.deepEqual(frames[1]!.data, { toolCallId: 'call_A', name: 'ask_user', content: '{"selections":["safe"],"customInput":"","cancelled":false}', isError: false });
+      assert.deepEqual(frames[1]!.data, {
+        toolCallId: 'call_A',
+        name: 'ask_user',
+        content: '{"selections":["safe"],"customInput":"","cancelled":false}',
+        isError: false,
+      });
       assert.deepEqual(frames[3]!.data, { reason: 'completed' });
       const stored = await t.store.get(rec.requestId);
       assert.equal(stored?.status, 'answered');
@@ -34,7 +45,15 @@ for (const storeCase of cases) {
     });
 
     it('passes selections and customInput on as given (multiple + allowCustom)', async () => {
-      const rec = await t.ask('s1', { title: 'Which?', mode: 'multiple', allowCustom: true, options: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }] });
+      const rec = await t.ask('s1', {
+        title: 'Which?',
+        mode: 'multiple',
+        allowCustom: true,
+        options: [
+          { id: 'a', label: 'A' },
+          { id: 'b', label: 'B' },
+        ],
+      });
       const res = await t.post(answer('s1', rec.requestId, { selections: ['b', 'a'], customInput: '  also "c"\nplease ' }));
       assert.equal(res.status, 200);
       const { frames } = await readSse(res);
@@ -46,10 +65,19 @@ for (const storeCase of cases) {
     it('cancel: status cancelled, the cancel ToolResult, done cancelled and no model output', async () => {
       const rec = await t.ask('s1');
       // Ignored means ignored: even past the answer's limits (customInput, option id length, count).
-      const res = await t.post(answer('s1', rec.requestId, { cancelled: true, selections: ['bogus', 'x'.repeat(200), ...Array.from({ length: 60 }, (_, i) => `o${i}`)], customInput: 'ignored '.repeat(1200) }));
+      const res = await t.post(
+        answer('s1', rec.requestId, {
+          cancelled: true,
+          selections: ['bogus', 'x'.repeat(200), ...Array.from({ length: 60 }, (_, i) => `o${i}`)],
+          customInput: 'ignored '.repeat(1200),
+        }),
+      );
       assert.equal(res.status, 200);
       const { frames } = await readSse(res);
-      assert.deepEqual(frames.map((f) => f.event), ['interaction_resolved', 'tool_result', 'done']);
+      assert.deepEqual(
+        frames.map((f) => f.event),
+        ['interaction_resolved', 'tool_result', 'done'],
+      );
       assert.equal((frames[0]!.data as { status: string }).status, 'cancelled');
       assert.deepEqual((frames[0]!.data as { selections: string[] }).selections, []);
       assert.equal((frames[1]!.data as { content: string }).content, '{"selections":[],"customInput":"","cancelled":true}');
@@ -83,7 +111,11 @@ for (const storeCase of cases) {
       const calls: string[] = [];
       const spied = await startApp({ storeCase, wrapStore: (s) => hookedStore(s, (m) => void calls.push(m)) });
       try {
-        for (const body of [answer('s1', 'ask_short'), answer('s1', "ask_'; DROP TABLE x; --aaaaaaaaaa"), answer('bad session', 'ask_AAAAAAAAAAAAAAAAAAAAAA')]) {
+        for (const body of [
+          answer('s1', 'ask_short'),
+          answer('s1', "ask_'; DROP TABLE x; --aaaaaaaaaa"),
+          answer('bad session', 'ask_AAAAAAAAAAAAAAAAAAAAAA'),
+        ]) {
           assert.equal((await spied.post(body)).status, 400);
         }
         const missing = await fetch(spied.pendingUrl('has space'));
@@ -118,7 +150,9 @@ for (const storeCase of cases) {
 
     it('an application/*+json body is read like application/json (the check and the parser agree)', async () => {
       const rec = await t.ask('s1');
-      const res = await t.post(JSON.stringify(answer('s1', rec.requestId)), { headers: { 'content-type': 'application/vnd.answer+json; charset=utf-8' } });
+      const res = await t.post(JSON.stringify(answer('s1', rec.requestId)), {
+        headers: { 'content-type': 'application/vnd.answer+json; charset=utf-8' },
+      });
       assert.equal(res.status, 200);
       await readSse(res);
       assert.equal((await t.store.get(rec.requestId))?.status, 'answered');
@@ -150,7 +184,9 @@ for (const storeCase of cases) {
 
     it('host authorization refuses: 403 forbidden, nothing consumed', async () => {
       const rec = await t.ask('s1');
-      const r = await errorOf(await t.post(answer('s1', rec.requestId), { headers: { 'content-type': 'application/json', 'x-user': 'intruder' } }));
+      const r = await errorOf(
+        await t.post(answer('s1', rec.requestId), { headers: { 'content-type': 'application/json', 'x-user': 'intruder' } }),
+      );
       assert.deepEqual([r.status, r.code], [403, 'forbidden']);
       assert.equal((await t.store.get(rec.requestId))?.status, 'pending');
     });
@@ -174,13 +210,18 @@ for (const storeCase of cases) {
       assert.deepEqual([r.status, r.code], [404, 'not_found']);
     });
 
-    it('already answered: 409 already_answered with the first answer\'s receipt, no second tool result', async () => {
+    it("already answered: 409 already_answered with the first answer's receipt, no second tool result", async () => {
       const rec = await t.ask('s1', SINGLE, 'call_R');
       await (await t.post(answer('s1', rec.requestId))).text();
       t.clock.now += 5000;
       const r = await errorOf(await t.post(answer('s1', rec.requestId, { selections: ['implement'] })));
       assert.deepEqual([r.status, r.code], [409, 'already_answered']);
-      assert.deepEqual(r.body.error.receipt, { requestId: rec.requestId, toolCallId: 'call_R', status: 'answered', at: '2030-01-01T00:00:00.000Z' });
+      assert.deepEqual(r.body.error.receipt, {
+        requestId: rec.requestId,
+        toolCallId: 'call_R',
+        status: 'answered',
+        at: '2030-01-01T00:00:00.000Z',
+      });
       const c = await errorOf(await t.post(answer('s1', rec.requestId, { cancelled: true })));
       assert.deepEqual([c.status, c.code], [409, 'already_answered']);
       assert.equal(t.host!.resumed.length, 1);

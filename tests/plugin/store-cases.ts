@@ -25,7 +25,11 @@ export function storeCases(): StoreCase[] {
   });
   return [
     { name: 'memory', open: (now) => openStore('memory', { now }) },
-    { name: 'sqlite', open: (now) => openStore(`sqlite://${dir!.file('routes.db')}`, { now, namespace: ns() }), shared: () => sharedCase(`sqlite://${dir!.file('routes.db')}`) },
+    {
+      name: 'sqlite',
+      open: (now) => openStore(`sqlite://${dir!.file('routes.db')}`, { now, namespace: ns() }),
+      shared: () => sharedCase(`sqlite://${dir!.file('routes.db')}`),
+    },
     { name: 'redis', open: (now) => openStore(redis!.url, { now, namespace: ns() }), shared: () => sharedCase(redis!.url) },
   ];
 }

@@ -61,7 +61,11 @@ const STATES: Record<string, Setup> = {
         Promise.resolve({
           ok: false,
           status: 409,
-          error: { code: 'already_answered', message: 'x', receipt: { requestId: 'a', toolCallId: 'b', status: 'answered', at: '2030-01-01T00:00:00Z' } },
+          error: {
+            code: 'already_answered',
+            message: 'x',
+            receipt: { requestId: 'a', toolCallId: 'b', status: 'answered', at: '2030-01-01T00:00:00Z' },
+          },
         }),
     });
     await pick(card, '先分析');
@@ -105,8 +109,7 @@ describe('the checker itself', () => {
     await emulateMedia({ colorScheme: 'light' });
     const host = document.createElement('div');
     document.body.append(host);
-    host.attachShadow({ mode: 'open' }).innerHTML =
-      '<button></button><p style="color:#bbb;background:#fff">faint text</p>';
+    host.attachShadow({ mode: 'open' }).innerHTML = '<button></button><p style="color:#bbb;background:#fff">faint text</p>';
     let message = '';
     try {
       await checkA11y(host, 'a broken fixture');

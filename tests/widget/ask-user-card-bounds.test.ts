@@ -34,10 +34,15 @@ import type { AskUserCard, AskUserRequest } from '../../widget/ask-user-card.js'
 afterEach(cleanup);
 
 type Step = (card: AskUserCard) => Promise<void>;
-const typeIn = (selector: string, value: string): Step => (card) => type(card, selector, value);
-const picks = (...labels: string[]): Step => async (card) => {
-  for (const label of labels) await pick(card, label);
-};
+const typeIn =
+  (selector: string, value: string): Step =>
+  (card) =>
+    type(card, selector, value);
+const picks =
+  (...labels: string[]): Step =>
+  async (card) => {
+    for (const label of labels) await pick(card, label);
+  };
 
 interface Case {
   name: string;
@@ -52,23 +57,151 @@ interface Case {
 const answer = (selections: string[], customInput = ''): Submission => ({ selections, customInput, cancelled: false });
 
 const CASES: Case[] = [
-  { name: 'number max', req: number({ max: 5 }), wrong: typeIn('#field', '7'), field: 'customInput', message: 'Must be at most 5', fix: typeIn('#field', '5'), sent: answer([], '5') },
-  { name: 'number min', req: number({ min: 1 }), wrong: typeIn('#field', '0'), field: 'customInput', message: 'Must be at least 1', fix: typeIn('#field', '1'), sent: answer([], '1') },
-  { name: 'number step from min', req: number({ min: 1, step: 0.5 }), wrong: typeIn('#field', '1.2'), field: 'customInput', message: 'Must be 1 plus a multiple of 0.5', fix: typeIn('#field', '2.5'), sent: answer([], '2.5') },
-  { name: 'number step from 0', req: number({ step: 0.1 }), wrong: typeIn('#field', '0.35'), field: 'customInput', message: 'Must be 0 plus a multiple of 0.1', fix: typeIn('#field', '0.3'), sent: answer([], '0.3') },
-  { name: 'date min', req: date({ min: '2026-01-01' }), wrong: typeIn('#field', '2025-12-31'), field: 'customInput', message: 'Must be 2026-01-01 or later', fix: typeIn('#field', '2026-01-01'), sent: answer([], '2026-01-01') },
-  { name: 'date max', req: date({ max: '2026-06-30' }), wrong: typeIn('#field', '2026-07-01'), field: 'customInput', message: 'Must be 2026-06-30 or earlier', fix: typeIn('#field', '2026-06-30'), sent: answer([], '2026-06-30') },
-  { name: 'text minLength', req: text({ minLength: 3 }), wrong: typeIn('#field', 'ab'), field: 'customInput', message: 'At least 3 characters', fix: typeIn('#field', 'abc'), sent: answer([], 'abc') },
+  {
+    name: 'number max',
+    req: number({ max: 5 }),
+    wrong: typeIn('#field', '7'),
+    field: 'customInput',
+    message: 'Must be at most 5',
+    fix: typeIn('#field', '5'),
+    sent: answer([], '5'),
+  },
+  {
+    name: 'number min',
+    req: number({ min: 1 }),
+    wrong: typeIn('#field', '0'),
+    field: 'customInput',
+    message: 'Must be at least 1',
+    fix: typeIn('#field', '1'),
+    sent: answer([], '1'),
+  },
+  {
+    name: 'number step from min',
+    req: number({ min: 1, step: 0.5 }),
+    wrong: typeIn('#field', '1.2'),
+    field: 'customInput',
+    message: 'Must be 1 plus a multiple of 0.5',
+    fix: typeIn('#field', '2.5'),
+    sent: answer([], '2.5'),
+  },
+  {
+    name: 'number step from 0',
+    req: number({ step: 0.1 }),
+    wrong: typeIn('#field', '0.35'),
+    field: 'customInput',
+    message: 'Must be 0 plus a multiple of 0.1',
+    fix: typeIn('#field', '0.3'),
+    sent: answer([], '0.3'),
+  },
+  {
+    name: 'date min',
+    req: date({ min: '2026-01-01' }),
+    wrong: typeIn('#field', '2025-12-31'),
+    field: 'customInput',
+    message: 'Must be 2026-01-01 or later',
+    fix: typeIn('#field', '2026-01-01'),
+    sent: answer([], '2026-01-01'),
+  },
+  {
+    name: 'date max',
+    req: date({ max: '2026-06-30' }),
+    wrong: typeIn('#field', '2026-07-01'),
+    field: 'customInput',
+    message: 'Must be 2026-06-30 or earlier',
+    fix: typeIn('#field', '2026-06-30'),
+    sent: answer([], '2026-06-30'),
+  },
+  {
+    name: 'text minLength',
+    req: text({ minLength: 3 }),
+    wrong: typeIn('#field', 'ab'),
+    field: 'customInput',
+    message: 'At least 3 characters',
+    fix: typeIn('#field', 'abc'),
+    sent: answer([], 'abc'),
+  },
   // Four code points are too many; three emoji are six UTF-16 units yet within maxLength 3.
-  { name: 'text maxLength in code points', req: text({ maxLength: 3 }), wrong: typeIn('#field', '😀😀😀😀'), field: 'customInput', message: 'At most 3 characters', fix: typeIn('#field', '😀😀😀'), sent: answer([], '😀😀😀') },
-  { name: 'directory minLength', req: directory({ minLength: 4 }), wrong: typeIn('#field', 'src'), field: 'customInput', message: 'At least 4 characters', fix: typeIn('#field', 'src/a'), sent: answer([], 'src/a') },
-  { name: 'directory maxLength', req: directory({ maxLength: 5 }), wrong: typeIn('#field', 'src/abc'), field: 'customInput', message: 'At most 5 characters', fix: typeIn('#field', 'src'), sent: answer([], 'src') },
-  { name: 'multiple minSelections', req: multiple({ minSelections: 2 }), wrong: picks('跳过'), field: 'selections', message: 'Choose at least 2', fix: picks('先分析'), sent: answer(['safe', 'skip']) },
-  { name: 'multiple maxSelections', req: multiple({ maxSelections: 1 }), wrong: picks('先分析', '跳过'), field: 'selections', message: 'Choose at most 1', fix: picks('先分析'), sent: answer(['skip']) },
-  { name: 'toggle minSelections', req: toggle({ minSelections: 2 }), wrong: picks('直接实现'), field: 'selections', message: 'Choose at least 2', fix: picks('跳过'), sent: answer(['implement', 'skip']) },
-  { name: 'toggle maxSelections', req: toggle({ maxSelections: 2 }), wrong: picks('先分析', '直接实现', '跳过'), field: 'selections', message: 'Choose at most 2', fix: picks('直接实现'), sent: answer(['safe', 'skip']) },
-  { name: 'single Other minLength', req: single({ allowCustom: true, minLength: 5 }), wrong: typeIn('#other', 'abc'), field: 'customInput', message: 'At least 5 characters', fix: typeIn('#other', 'abcde'), sent: answer([], 'abcde') },
-  { name: 'multiple Other maxLength', req: multiple({ allowCustom: true, maxLength: 3 }), wrong: typeIn('#other', 'abcd'), field: 'customInput', message: 'At most 3 characters', fix: typeIn('#other', 'abc'), sent: answer([], 'abc') },
+  {
+    name: 'text maxLength in code points',
+    req: text({ maxLength: 3 }),
+    wrong: typeIn('#field', '😀😀😀😀'),
+    field: 'customInput',
+    message: 'At most 3 characters',
+    fix: typeIn('#field', '😀😀😀'),
+    sent: answer([], '😀😀😀'),
+  },
+  {
+    name: 'directory minLength',
+    req: directory({ minLength: 4 }),
+    wrong: typeIn('#field', 'src'),
+    field: 'customInput',
+    message: 'At least 4 characters',
+    fix: typeIn('#field', 'src/a'),
+    sent: answer([], 'src/a'),
+  },
+  {
+    name: 'directory maxLength',
+    req: directory({ maxLength: 5 }),
+    wrong: typeIn('#field', 'src/abc'),
+    field: 'customInput',
+    message: 'At most 5 characters',
+    fix: typeIn('#field', 'src'),
+    sent: answer([], 'src'),
+  },
+  {
+    name: 'multiple minSelections',
+    req: multiple({ minSelections: 2 }),
+    wrong: picks('跳过'),
+    field: 'selections',
+    message: 'Choose at least 2',
+    fix: picks('先分析'),
+    sent: answer(['safe', 'skip']),
+  },
+  {
+    name: 'multiple maxSelections',
+    req: multiple({ maxSelections: 1 }),
+    wrong: picks('先分析', '跳过'),
+    field: 'selections',
+    message: 'Choose at most 1',
+    fix: picks('先分析'),
+    sent: answer(['skip']),
+  },
+  {
+    name: 'toggle minSelections',
+    req: toggle({ minSelections: 2 }),
+    wrong: picks('直接实现'),
+    field: 'selections',
+    message: 'Choose at least 2',
+    fix: picks('跳过'),
+    sent: answer(['implement', 'skip']),
+  },
+  {
+    name: 'toggle maxSelections',
+    req: toggle({ maxSelections: 2 }),
+    wrong: picks('先分析', '直接实现', '跳过'),
+    field: 'selections',
+    message: 'Choose at most 2',
+    fix: picks('直接实现'),
+    sent: answer(['safe', 'skip']),
+  },
+  {
+    name: 'single Other minLength',
+    req: single({ allowCustom: true, minLength: 5 }),
+    wrong: typeIn('#other', 'abc'),
+    field: 'customInput',
+    message: 'At least 5 characters',
+    fix: typeIn('#other', 'abcde'),
+    sent: answer([], 'abcde'),
+  },
+  {
+    name: 'multiple Other maxLength',
+    req: multiple({ allowCustom: true, maxLength: 3 }),
+    wrong: typeIn('#other', 'abcd'),
+    field: 'customInput',
+    message: 'At most 3 characters',
+    fix: typeIn('#other', 'abc'),
+    sent: answer([], 'abc'),
+  },
 ];
 
 /** The control the message belongs to: the text box, or the first option of a choice. */

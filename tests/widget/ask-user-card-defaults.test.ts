@@ -6,12 +6,33 @@
 import { describe, it, afterEach } from './helpers/bdd.js';
 import { checkA11y } from './helpers/axe.js';
 import { deepEqual, equal } from './helpers/expect.js';
-import { $, $$, cancel, cleanup, date, directory, has, mount, multiple, number, pick, request, settle, single, submit, text, toggle } from './helpers/card-fixtures.js';
+import {
+  $,
+  $$,
+  cancel,
+  cleanup,
+  date,
+  directory,
+  has,
+  mount,
+  multiple,
+  number,
+  pick,
+  request,
+  settle,
+  single,
+  submit,
+  text,
+  toggle,
+} from './helpers/card-fixtures.js';
 import type { AskUserCard } from '../../widget/ask-user-card.js';
 
 afterEach(cleanup);
 
-const checkedIds = (card: AskUserCard) => $$<HTMLInputElement>(card, 'input[part~="control"]').filter((i) => i.checked).map((i) => i.value);
+const checkedIds = (card: AskUserCard) =>
+  $$<HTMLInputElement>(card, 'input[part~="control"]')
+    .filter((i) => i.checked)
+    .map((i) => i.value);
 const fieldValue = (card: AskUserCard) => $<HTMLInputElement>(card, '#field').value;
 
 describe('§9.1 default pre-fills the form', () => {
@@ -22,7 +43,12 @@ describe('§9.1 default pre-fills the form', () => {
   });
 
   it('text, number, date, directory: the value is in the field', async () => {
-    const cases = [text({ default: '先读代码' }), number({ default: '3' }), date({ default: '2026-05-01' }), directory({ default: 'out/site' })];
+    const cases = [
+      text({ default: '先读代码' }),
+      number({ default: '3' }),
+      date({ default: '2026-05-01' }),
+      directory({ default: 'out/site' }),
+    ];
     for (const req of cases) equal(fieldValue((await mount(req)).card), req.default, req.mode);
   });
 

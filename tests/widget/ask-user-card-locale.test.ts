@@ -43,7 +43,10 @@ describe('locale and strings', () => {
   });
 
   it('strings overrides any subset; the rest stay localized', async () => {
-    const { card } = await mount(multiple({ submitLabel: undefined }), { locale: 'en', strings: { submit: 'Send it', multipleHint: 'Pick any' } });
+    const { card } = await mount(multiple({ submitLabel: undefined }), {
+      locale: 'en',
+      strings: { submit: 'Send it', multipleHint: 'Pick any' },
+    });
     equal(textOf(card, '[part~="submit-button"]'), 'Send it', 'override');
     equal(textOf(card, '#hint'), 'Pick any', 'override');
     equal(textOf(card, '[part~="cancel-button"]'), 'Cancel', 'untouched');

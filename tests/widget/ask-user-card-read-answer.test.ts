@@ -12,7 +12,11 @@ import {
   validateAnswer,
 } from '../../widget/read-answer.js';
 
-const options = [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }, { id: 'c', label: 'C' }];
+const options = [
+  { id: 'a', label: 'A' },
+  { id: 'b', label: 'B' },
+  { id: 'c', label: 'C' },
+];
 
 describe('readAnswer', () => {
   it('choice modes send checked ids in option order, dropping ids that are not options', () => {

@@ -12,8 +12,14 @@ describe('failureOutcome', () => {
       kind: 'receipt',
       receipt: { kind: 'elsewhere', at: 'T', late: true },
     });
-    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'expired', at: 'T' } }), { kind: 'receipt', receipt: { kind: 'expired', at: 'T', late: true } });
-    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'bogus' } }), { kind: 'receipt', receipt: { kind: 'elsewhere', at: undefined, late: true } });
+    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'expired', at: 'T' } }), {
+      kind: 'receipt',
+      receipt: { kind: 'expired', at: 'T', late: true },
+    });
+    deepEqual(outcome(409, 'already_answered', { receipt: { status: 'bogus' } }), {
+      kind: 'receipt',
+      receipt: { kind: 'elsewhere', at: undefined, late: true },
+    });
   });
 
   it('maps the terminal codes to receipts', () => {

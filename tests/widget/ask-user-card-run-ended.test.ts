@@ -48,8 +48,18 @@ describe('markRunEnded', () => {
 
   it('says how the run ended for every done reason, in zh-CN and en', async () => {
     const expected: Record<'zh-CN' | 'en', Record<DoneReason, string>> = {
-      'zh-CN': { completed: '已继续，任务完成', paused: '已继续，助手有新的问题', cancelled: '已继续，任务已停止', error: '已继续，任务出错' },
-      en: { completed: 'Continued; the task is done', paused: 'Continued; the assistant has another question', cancelled: 'Continued; the task stopped', error: 'Continued; the task failed' },
+      'zh-CN': {
+        completed: '已继续，任务完成',
+        paused: '已继续，助手有新的问题',
+        cancelled: '已继续，任务已停止',
+        error: '已继续，任务出错',
+      },
+      en: {
+        completed: 'Continued; the task is done',
+        paused: 'Continued; the assistant has another question',
+        cancelled: 'Continued; the task stopped',
+        error: 'Continued; the task failed',
+      },
     };
     for (const locale of ['zh-CN', 'en'] as const) {
       for (const reason of ['completed', 'paused', 'cancelled', 'error'] as const) {
@@ -131,8 +141,20 @@ describe('markRunEnded', () => {
     const req = single();
     const body = (reason: DoneReason) =>
       streamResponse([
-        frame('interaction_resolved', { requestId: req.id, toolCallId: req.toolCallId, status: 'answered', at: '2030-01-01T00:00:00.000Z', selections: ['safe'], customInputLength: 0 }),
-        frame('tool_result', { toolCallId: req.toolCallId, name: 'ask_user', content: '{"selections":["safe"],"customInput":"","cancelled":false}', isError: false }),
+        frame('interaction_resolved', {
+          requestId: req.id,
+          toolCallId: req.toolCallId,
+          status: 'answered',
+          at: '2030-01-01T00:00:00.000Z',
+          selections: ['safe'],
+          customInputLength: 0,
+        }),
+        frame('tool_result', {
+          toolCallId: req.toolCallId,
+          name: 'ask_user',
+          content: '{"selections":["safe"],"customInput":"","cancelled":false}',
+          isError: false,
+        }),
         frame('message_delta', { text: '好的。' }),
         frame('done', { reason }),
       ]).response;
@@ -155,7 +177,10 @@ describe('markRunEnded', () => {
   });
 
   it('en receipts join the chosen labels with a comma, zh-CN with 、', async () => {
-    for (const [locale, joined] of [['en', '先分析, 跳过'], ['zh-CN', '先分析、跳过']] as const) {
+    for (const [locale, joined] of [
+      ['en', '先分析, 跳过'],
+      ['zh-CN', '先分析、跳过'],
+    ] as const) {
       const { card } = await mount(multiple(), { locale });
       await pick(card, '先分析');
       await pick(card, '跳过');

@@ -171,7 +171,11 @@ describe('server refusals (onSubmit resolving to the client result)', () => {
   it('409 already_answered shows the receipt the server carries', async () => {
     const at = '2030-01-01T00:01:00.000Z';
     const { card } = await mount(single(), {
-      onSubmit: failing(409, { code: 'already_answered', message: 'taken', receipt: { requestId: 'x', toolCallId: 'y', status: 'answered', at } }),
+      onSubmit: failing(409, {
+        code: 'already_answered',
+        message: 'taken',
+        receipt: { requestId: 'x', toolCallId: 'y', status: 'answered', at },
+      }),
     });
     await pick(card, '先分析');
     await submit(card);
@@ -183,7 +187,11 @@ describe('server refusals (onSubmit resolving to the client result)', () => {
 
   it('409 already_answered of a cancel shows the cancelled receipt', async () => {
     const { card } = await mount(single(), {
-      onSubmit: failing(409, { code: 'already_answered', message: 'x', receipt: { requestId: 'x', toolCallId: 'y', status: 'cancelled', at: '2030-01-01T00:00:00Z' } }),
+      onSubmit: failing(409, {
+        code: 'already_answered',
+        message: 'x',
+        receipt: { requestId: 'x', toolCallId: 'y', status: 'cancelled', at: '2030-01-01T00:00:00Z' },
+      }),
     });
     await pick(card, '先分析');
     await submit(card);
@@ -223,7 +231,9 @@ describe('server refusals (onSubmit resolving to the client result)', () => {
     const { card } = await mount(single(), {
       onSubmit: (...args) => {
         seen.push(args);
-        return Promise.resolve(n++ === 0 ? { ok: false, status: 503, error: { code: 'store_unavailable', message: 'redis down' } } : undefined);
+        return Promise.resolve(
+          n++ === 0 ? { ok: false, status: 503, error: { code: 'store_unavailable', message: 'redis down' } } : undefined,
+        );
       },
     });
     await pick(card, '直接实现');
@@ -237,7 +247,14 @@ describe('server refusals (onSubmit resolving to the client result)', () => {
     equal($<HTMLInputElement>(card, '#option-1').checked, true, 'choice kept');
     $<HTMLButtonElement>(card, '[part~="retry-button"]').click();
     await settle(card);
-    deepEqual(seen, [[['implement'], '', false], [['implement'], '', false]], 'same answer twice');
+    deepEqual(
+      seen,
+      [
+        [['implement'], '', false],
+        [['implement'], '', false],
+      ],
+      'same answer twice',
+    );
     equal(textOf(card, '[part~="receipt-status"]'), '已提交', 'then accepted');
   });
 
@@ -341,10 +358,24 @@ describe('ask-user-submit and a host that submits itself', () => {
   it('markResolved closes the card from interaction_resolved, with labels of the ids', async () => {
     const req = multiple();
     const { card } = await mount(req);
-    card.markResolved({ requestId: 'ask_someone_else_xxxxxxxxxxx', toolCallId: 'c', status: 'answered', at: '', selections: [], customInputLength: 0 });
+    card.markResolved({
+      requestId: 'ask_someone_else_xxxxxxxxxxx',
+      toolCallId: 'c',
+      status: 'answered',
+      at: '',
+      selections: [],
+      customInputLength: 0,
+    });
     await card.updateComplete;
     assert(has(card, 'form'), 'another request is ignored');
-    card.markResolved({ requestId: req.id, toolCallId: req.toolCallId, status: 'answered', at: '2030-01-01T00:00:00Z', selections: ['implement', 'gone'], customInputLength: 3 });
+    card.markResolved({
+      requestId: req.id,
+      toolCallId: req.toolCallId,
+      status: 'answered',
+      at: '2030-01-01T00:00:00Z',
+      selections: ['implement', 'gone'],
+      customInputLength: 3,
+    });
     await card.updateComplete;
     includes(textOf(card, '[part~="receipt-answer"]'), '直接实现、gone', 'labels, unknown id as itself');
   });

@@ -8,7 +8,24 @@ import type { AskUserCard } from '../../widget/ask-user-card.js';
 import { STRINGS } from '../../widget/strings.js';
 import { describe, it, afterEach } from './helpers/bdd.js';
 import { assert, equal, excludes, includes, until } from './helpers/expect.js';
-import { $, $$, cleanup, date, directory, has, mount, multiple, number, pick, settle, single, submit, text, textOf, toggle } from './helpers/card-fixtures.js';
+import {
+  $,
+  $$,
+  cleanup,
+  date,
+  directory,
+  has,
+  mount,
+  multiple,
+  number,
+  pick,
+  settle,
+  single,
+  submit,
+  text,
+  textOf,
+  toggle,
+} from './helpers/card-fixtures.js';
 
 afterEach(async () => {
   cleanup();
@@ -23,10 +40,17 @@ async function tap(el: Element, at?: { dx: number; dy: number }): Promise<void> 
   await sendMouse({ type: 'click', position: [x, y] });
 }
 
-const checked = (card: AskUserCard) => $$<HTMLInputElement>(card, '[part~="control"]').filter((c) => c.checked).map((c) => c.value);
+const checked = (card: AskUserCard) =>
+  $$<HTMLInputElement>(card, '[part~="control"]')
+    .filter((c) => c.checked)
+    .map((c) => c.value);
 
 describe('the whole option box selects', () => {
-  for (const [mode, make] of [['single', single], ['multiple', multiple], ['toggle', toggle]] as const) {
+  for (const [mode, make] of [
+    ['single', single],
+    ['multiple', multiple],
+    ['toggle', toggle],
+  ] as const) {
     it(`${mode}: a tap on the description, or on the box's padding, picks the option`, async () => {
       const { card } = await mount(make(), { noAutofocus: true });
       const [first, second] = $$(card, '[part~="option"]');
@@ -96,7 +120,12 @@ describe('focus indication follows the card', () => {
 });
 
 describe('fields are at least 16px, so iOS does not zoom on focus', () => {
-  for (const [mode, make] of [['text', text], ['number', number], ['date', date], ['directory', directory]] as const) {
+  for (const [mode, make] of [
+    ['text', text],
+    ['number', number],
+    ['date', date],
+    ['directory', directory],
+  ] as const) {
     it(`${mode} field`, async () => {
       const { card } = await mount(make(), { noAutofocus: true });
       const size = parseFloat(getComputedStyle($(card, '[part~="field"]')).fontSize);
@@ -111,7 +140,7 @@ describe('fields are at least 16px, so iOS does not zoom on focus', () => {
 });
 
 describe('hints', () => {
-  it('the date hint names no order of its own: the native control shows the locale\'s', async () => {
+  it("the date hint names no order of its own: the native control shows the locale's", async () => {
     for (const locale of ['zh-CN', 'en'] as const) {
       const { card } = await mount(date(), { noAutofocus: true, locale });
       const hint = textOf(card, '[part~="hint"]');
@@ -122,7 +151,10 @@ describe('hints', () => {
     }
   });
 
-  for (const [mode, make, field] of [['toggle', toggle, 'selections'], ['number', number, 'customInput']] as const) {
+  for (const [mode, make, field] of [
+    ['toggle', toggle, 'selections'],
+    ['number', number, 'customInput'],
+  ] as const) {
     it(`${mode}: once its error shows, the hint that says nearly the same goes, and nothing points at it`, async () => {
       const { card } = await mount(make(), { noAutofocus: true });
       assert(has(card, '[part~="hint"]'), 'the hint shows before any error');
@@ -130,7 +162,8 @@ describe('hints', () => {
       assert(has(card, `#error-${field}`), 'the error shows');
       equal($$(card, '[part~="hint"]').length, 0, 'the hint is gone while the error says it');
       for (const el of $$(card, '[aria-describedby]')) {
-        for (const id of el.getAttribute('aria-describedby')!.split(' ')) assert(card.shadowRoot!.getElementById(id), `aria-describedby points at a missing #${id}`);
+        for (const id of el.getAttribute('aria-describedby')!.split(' '))
+          assert(card.shadowRoot!.getElementById(id), `aria-describedby points at a missing #${id}`);
       }
     });
   }
@@ -138,7 +171,11 @@ describe('hints', () => {
 
 describe('a late answer (409 already_answered) says it was not used', () => {
   const refused = (status: string) => () =>
-    Promise.resolve({ ok: false, status: 409, error: { code: 'already_answered', message: 'm', receipt: { requestId: 'r', toolCallId: 't', status, at: '2026-01-02T03:04:05Z' } } });
+    Promise.resolve({
+      ok: false,
+      status: 409,
+      error: { code: 'already_answered', message: 'm', receipt: { requestId: 'r', toolCallId: 't', status, at: '2026-01-02T03:04:05Z' } },
+    });
 
   it('first answered elsewhere: not green, and says this answer was not used', async () => {
     const { card } = await mount(single(), { onSubmit: refused('answered') });

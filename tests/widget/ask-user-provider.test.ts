@@ -34,7 +34,14 @@ function fakeFetch(...responses: Array<() => Response | Promise<Response>>) {
 function acceptedStream(req: AskUserRequest, selections: string[]) {
   const content = JSON.stringify({ selections, customInput: '', cancelled: false });
   return streamResponse([
-    frame('interaction_resolved', { requestId: req.id, toolCallId: req.toolCallId, status: 'answered', at: '2030-01-01T00:00:00.000Z', selections, customInputLength: 0 }),
+    frame('interaction_resolved', {
+      requestId: req.id,
+      toolCallId: req.toolCallId,
+      status: 'answered',
+      at: '2030-01-01T00:00:00.000Z',
+      selections,
+      customInputLength: 0,
+    }),
     ': ping\n\n',
     frame('tool_result', { toolCallId: req.toolCallId, name: 'ask_user', content, isError: false }),
     frame('message_delta', { text: '好的，先分析。' }),
@@ -100,7 +107,16 @@ describe('<ask-user-provider>', () => {
     const req = single();
     const at = '2030-01-01T00:02:00.000Z';
     const net = fakeFetch(() =>
-      jsonResponse({ error: { code: 'already_answered', message: 'answered before', receipt: { requestId: req.id, toolCallId: req.toolCallId, status: 'answered', at } } }, 409),
+      jsonResponse(
+        {
+          error: {
+            code: 'already_answered',
+            message: 'answered before',
+            receipt: { requestId: req.id, toolCallId: req.toolCallId, status: 'answered', at },
+          },
+        },
+        409,
+      ),
     );
     const p = await provider({ fetch: net.fn });
     const errors: AskUserErrorEvent[] = [];
@@ -238,7 +254,11 @@ describe('without a provider', () => {
       equal(submitted, 1, 'event');
       equal(fetched, 0, 'no fetch');
       // Listening without preventDefault() is not taking the submission: no one would end "submitting".
-      equal(textOf(card, '[part~="server-error"] p'), '无法发送回答：此页面没有为卡片设置提交方式。你的回答尚未提交。', 'says it cannot send');
+      equal(
+        textOf(card, '[part~="server-error"] p'),
+        '无法发送回答：此页面没有为卡片设置提交方式。你的回答尚未提交。',
+        'says it cannot send',
+      );
       equal(textOf(card, '[part~="submit-button"]'), '继续', 'the form is open again');
       card.markSubmitted();
       await card.updateComplete;

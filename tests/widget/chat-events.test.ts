@@ -12,7 +12,14 @@ import { userInputRequired } from './helpers/sse-fixtures.js';
 
 describe('chat-events', () => {
   it('knows exactly the six contract events', () => {
-    deepEqual([...CHAT_EVENT_NAMES].sort(), ['done', 'error', 'interaction_resolved', 'message_delta', 'tool_result', 'user_input_required']);
+    deepEqual([...CHAT_EVENT_NAMES].sort(), [
+      'done',
+      'error',
+      'interaction_resolved',
+      'message_delta',
+      'tool_result',
+      'user_input_required',
+    ]);
   });
 
   it('does not take inherited object keys for event names', () => {

@@ -46,7 +46,10 @@ describe('submitUserInput', () => {
     const headers = new Headers(calls[0]!.init.headers);
     equal(headers.get('content-type'), 'application/json');
     equal(headers.get('accept'), 'text/event-stream');
-    equal(calls[0]!.init.body, '{"sessionId":"sess-1","requestId":"ask_AAAAAAAAAAAAAAAAAAAAAA","selections":["safe"],"customInput":"","cancelled":false}');
+    equal(
+      calls[0]!.init.body,
+      '{"sessionId":"sess-1","requestId":"ask_AAAAAAAAAAAAAAAAAAAAAA","selections":["safe"],"customInput":"","cancelled":false}',
+    );
   });
 
   it('uses a custom endpoint, trailing slashes trimmed, and hands the signal to fetch', async () => {
@@ -62,7 +65,14 @@ describe('submitUserInput', () => {
     [403, { code: 'forbidden', message: 'not allowed' }],
     [403, { code: 'session_mismatch', message: 'request belongs to another session' }],
     [404, { code: 'not_found', message: 'unknown requestId' }],
-    [409, { code: 'already_answered', message: 'answered before', receipt: { requestId: REQUEST_ID, toolCallId: 'call_1', status: 'answered', at: '2030-01-01T00:01:00.000Z' } }],
+    [
+      409,
+      {
+        code: 'already_answered',
+        message: 'answered before',
+        receipt: { requestId: REQUEST_ID, toolCallId: 'call_1', status: 'answered', at: '2030-01-01T00:01:00.000Z' },
+      },
+    ],
     [409, { code: 'not_resumable', message: 'run state is gone' }],
     [410, { code: 'expired', message: 'expired at 00:30' }],
     [422, { code: 'invalid_answer', message: 'pick one option', field: 'selections' }],
@@ -78,13 +88,17 @@ describe('submitUserInput', () => {
   }
 
   it('drops a receipt that lacks its fields instead of passing half of it on', async () => {
-    const { fetch } = fakeFetch(() => jsonResponse({ error: { code: 'already_answered', message: 'm', receipt: { requestId: 'r' } } }, 409));
+    const { fetch } = fakeFetch(() =>
+      jsonResponse({ error: { code: 'already_answered', message: 'm', receipt: { requestId: 'r' } } }, 409),
+    );
     const result = failure(await submitUserInput(answer, { fetch }));
     deepEqual(result.error, { code: 'already_answered', message: 'm' });
   });
 
   it('maps an error status with a non-JSON body to http_error', async () => {
-    const { fetch } = fakeFetch(() => new Response('<html>502 Bad Gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }));
+    const { fetch } = fakeFetch(
+      () => new Response('<html>502 Bad Gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }),
+    );
     const result = failure(await submitUserInput(answer, { fetch }));
     equal(result.status, 502);
     equal(result.error.code, 'http_error');
@@ -194,7 +208,9 @@ describe('fetchPending', () => {
   });
 
   it("throws ClientError carrying the contract's code and status for a refusal", async () => {
-    const { fetch } = fakeFetch(() => jsonResponse({ error: { code: 'invalid_request', message: 'sessionId is required', field: 'sessionId' } }, 400));
+    const { fetch } = fakeFetch(() =>
+      jsonResponse({ error: { code: 'invalid_request', message: 'sessionId is required', field: 'sessionId' } }, 400),
+    );
     const error = await rejects(() => fetchPending('', { fetch }));
     ok(error instanceof ClientError, `got ${String(error)}`);
     deepEqual([error.status, error.code, error.field, error.message], [400, 'invalid_request', 'sessionId', 'sessionId is required']);

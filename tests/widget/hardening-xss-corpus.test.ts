@@ -110,7 +110,12 @@ describe('XSS corpus through <ask-user-card>', () => {
       deepEqual(calls[0], { selections: [payload], customInput: payload, cancelled: false }, `submission of ${where}`);
       const receipt = $(card, '[part~="receipt-answer"]').textContent ?? '';
       assert(receipt.includes(payload), `receipt shows ${where} as text: ${JSON.stringify(receipt.slice(0, 200))}`);
-      assert(!card.shadowRoot!.querySelector('script, img, svg, iframe, object, embed, video, audio, math, style:not([data-lit]), a, base, meta, link, marquee, details, frameset, template'), `no injected element in the receipt of ${where}`);
+      assert(
+        !card.shadowRoot!.querySelector(
+          'script, img, svg, iframe, object, embed, video, audio, math, style:not([data-lit]), a, base, meta, link, marquee, details, frameset, template',
+        ),
+        `no injected element in the receipt of ${where}`,
+      );
       card.remove();
     }
     await letHandlersRun();

@@ -12,7 +12,15 @@ import '../../widget/ask-user-card.js';
 import { askUserContext } from '../../widget/context.js';
 import type { AskUserErrorEvent } from '../../widget/events.js';
 import { STRINGS } from '../../widget/strings.js';
-import { answerFirstOption, partText, recordingFetch, sessionlessRequest, staticMarkup, untilSubmitLabel, type AnyCard } from './helpers/late-provider.js';
+import {
+  answerFirstOption,
+  partText,
+  recordingFetch,
+  sessionlessRequest,
+  staticMarkup,
+  untilSubmitLabel,
+  type AnyCard,
+} from './helpers/late-provider.js';
 
 afterEach(() => {
   for (const el of [...document.body.children]) if (el.localName !== 'script') el.remove();
@@ -42,7 +50,9 @@ function defineHostProvider(tag: string, value: { endpoint: string; sessionId: s
 describe('a card upgraded before its provider exists', () => {
   it('takes the locale, session, endpoint and fetch of an <ask-user-provider> defined after it', async () => {
     equal(customElements.get('ask-user-provider'), undefined, 'precondition: <ask-user-provider> is not defined yet');
-    staticMarkup('<ask-user-provider endpoint="/late/api" session-id="sess-late" locale="en"><ask-user-card no-autofocus></ask-user-card></ask-user-provider>');
+    staticMarkup(
+      '<ask-user-provider endpoint="/late/api" session-id="sess-late" locale="en"><ask-user-card no-autofocus></ask-user-card></ask-user-provider>',
+    );
     const net = recordingFetch();
     // A property set before the upgrade, as a host script running before the bundle would.
     Object.assign(document.querySelector('ask-user-provider')!, { fetch: net.fn });

@@ -5,7 +5,22 @@
  */
 import { describe, it, beforeEach, afterEach } from './helpers/bdd.js';
 import { assert, deepEqual, equal, includes } from './helpers/expect.js';
-import { $, $$, cleanup, has, mount, multiple, number, pick, request, settle, single, submit, textOf, type } from './helpers/card-fixtures.js';
+import {
+  $,
+  $$,
+  cleanup,
+  has,
+  mount,
+  multiple,
+  number,
+  pick,
+  request,
+  settle,
+  single,
+  submit,
+  textOf,
+  type,
+} from './helpers/card-fixtures.js';
 import type { AskUserCard } from '../../widget/ask-user-card.js';
 
 let pageErrors: string[] = [];
@@ -59,13 +74,28 @@ const OPTION_CASES: Array<[name: string, options: unknown, shown: string[], sent
   ['entries that are null, strings, numbers, arrays', [null, 'safe', 7, ['x', 'y'], true, GOOD], ['OK'], ['ok']],
   [
     'entries without a non-blank string id and label',
-    [{ id: 1, label: 'one' }, { id: 'two' }, { label: 'three' }, { id: '', label: 'empty' }, { id: '  ', label: 'blank' }, { id: 'four', label: {} }, { id: 'five', label: 5 }, { id: 'six', label: '' }, GOOD],
+    [
+      { id: 1, label: 'one' },
+      { id: 'two' },
+      { label: 'three' },
+      { id: '', label: 'empty' },
+      { id: '  ', label: 'blank' },
+      { id: 'four', label: {} },
+      { id: 'five', label: 5 },
+      { id: 'six', label: '' },
+      GOOD,
+    ],
     ['OK'],
     ['ok'],
   ],
   [
     'duplicate ids keep the first option',
-    [{ id: 'a', label: 'First' }, { id: 'a', label: 'Second' }, { id: 'b', label: 'Bee' }, { id: 'b', label: 'Bee again' }],
+    [
+      { id: 'a', label: 'First' },
+      { id: 'a', label: 'Second' },
+      { id: 'b', label: 'Bee' },
+      { id: 'b', label: 'Bee again' },
+    ],
     ['First', 'Bee'],
     ['a', 'b'],
   ],
@@ -89,7 +119,13 @@ describe('a request with malformed optional fields', () => {
 
   it('a single-choice duplicate cannot be picked through its second control', async () => {
     const { card, calls } = await mountSafely(
-      single({ options: [{ id: 'a', label: 'First' }, { id: 'a', label: 'Second' }, { id: 'b', label: 'Bee' }] as never }),
+      single({
+        options: [
+          { id: 'a', label: 'First' },
+          { id: 'a', label: 'Second' },
+          { id: 'b', label: 'Bee' },
+        ] as never,
+      }),
     );
     deepEqual(labels(card), ['First', 'Bee'], 'shown labels');
     deepEqual(shownIds(card), ['a', 'b'], 'one control per id');
@@ -187,11 +223,25 @@ describe('a request with malformed optional fields', () => {
     await assertNoPageErrors(card);
   });
   it('§9.1 fields of the wrong type are dropped: no crash, no bound, no pre-fill, no odd attribute', async () => {
-    const bad = { placeholder: 5, default: { id: 'x' }, min: {}, max: [9], step: -1, minLength: 1.5, maxLength: '3', minSelections: -2, maxSelections: null };
+    const bad = {
+      placeholder: 5,
+      default: { id: 'x' },
+      min: {},
+      max: [9],
+      step: -1,
+      minLength: 1.5,
+      maxLength: '3',
+      minSelections: -2,
+      maxSelections: null,
+    };
     // Beside them a well-typed max, which is kept and holds.
     const { card, calls } = await mountSafely(number({ ...bad, max: 500 } as never));
     const field = $<HTMLInputElement>(card, '#field');
-    deepEqual(['placeholder', 'min', 'max', 'minlength', 'maxlength'].map((a) => field.getAttribute(a)), [null, null, '500', null, null], 'attributes');
+    deepEqual(
+      ['placeholder', 'min', 'max', 'minlength', 'maxlength'].map((a) => field.getAttribute(a)),
+      [null, null, '500', null, null],
+      'attributes',
+    );
     equal(field.getAttribute('step'), 'any', 'step');
     equal(field.value, '', 'no pre-fill from an object');
     await type(card, '#field', '1000');
@@ -203,7 +253,11 @@ describe('a request with malformed optional fields', () => {
     await settle(card);
     deepEqual(calls, [{ selections: [], customInput: '100', cancelled: false }], 'no dropped bound held it back');
     const choice = await mountSafely(multiple({ ...bad, default: ['safe', 7], allowCustom: true } as never));
-    deepEqual($$<HTMLInputElement>(choice.card, 'input[part~="control"]').filter((i) => i.checked).length, 0, 'a default array with a non-string is dropped');
+    deepEqual(
+      $$<HTMLInputElement>(choice.card, 'input[part~="control"]').filter((i) => i.checked).length,
+      0,
+      'a default array with a non-string is dropped',
+    );
     await assertNoPageErrors(card);
   });
 });

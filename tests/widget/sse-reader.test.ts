@@ -225,7 +225,10 @@ describe('readChatEvents', () => {
 
     it('stops with event_too_large when an event outgrows maxEventSize', async () => {
       const big = frame('message_delta', { text: 'x'.repeat(5000) });
-      const chunks = splitAt(big, Array.from({ length: 20 }, (_, i) => (i + 1) * 300));
+      const chunks = splitAt(
+        big,
+        Array.from({ length: 20 }, (_, i) => (i + 1) * 300),
+      );
       const error = await rejects(() => collect(readChatEvents(streamResponse(chunks).response, { maxEventSize: 1000 })));
       ok(error instanceof ChatStreamError && error.code === 'event_too_large', `got ${String(error)}`);
     });

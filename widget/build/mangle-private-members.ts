@@ -37,7 +37,8 @@ export function manglePrivateMembers(widgetDir = fileURLToPath(new URL('../', im
       for (const chunk of Object.values(bundle)) {
         if (chunk.type !== 'chunk') continue;
         const quoted = chunk.code.match(/[`'"]_[a-zA-Z]\w*[`'"]/g)?.filter((q) => q.slice(1, -1) in own);
-        if (quoted?.length) throw new Error(`${chunk.fileName}: ${quoted.join(', ')} written as a string would escape renaming; use the member itself.`);
+        if (quoted?.length)
+          throw new Error(`${chunk.fileName}: ${quoted.join(', ')} written as a string would escape renaming; use the member itself.`);
         const result = minifySync(chunk.fileName, chunk.code, {
           module: true,
           compress: false,
@@ -46,7 +47,8 @@ export function manglePrivateMembers(widgetDir = fileURLToPath(new URL('../', im
         });
         if (result.errors.length) throw new Error(`${chunk.fileName}: ${result.errors.map((e) => e.message).join('; ')}`);
         const foreign = Object.keys(result.mangleCache ?? {}).filter((name) => !(name in own));
-        if (foreign.length) throw new Error(`${chunk.fileName}: ${foreign.join(', ')} are not the widget's own members; add them to an exclude.`);
+        if (foreign.length)
+          throw new Error(`${chunk.fileName}: ${foreign.join(', ')} are not the widget's own members; add them to an exclude.`);
         chunk.code = result.code;
       }
     },

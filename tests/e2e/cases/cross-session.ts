@@ -23,10 +23,17 @@ test('cross-session submission: another session answering gets 403 session_misma
     const other = await chatStream(intruder.tap);
     const otherSession = JSON.parse(other.exchange.requestBody!).sessionId as string;
     assert.notEqual(otherSession, asked.data.sessionId, 'the two contexts share a session; the case proves nothing');
-    const attempt = await intruder.chat.page.evaluate(async (body) => {
-      const res = await fetch('/api/chat/continue', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      return { status: res.status, body: await res.text() };
-    }, { sessionId: otherSession, requestId: asked.data.id, selections: ['implement'], customInput: '', cancelled: false });
+    const attempt = await intruder.chat.page.evaluate(
+      async (body) => {
+        const res = await fetch('/api/chat/continue', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, body: await res.text() };
+      },
+      { sessionId: otherSession, requestId: asked.data.id, selections: ['implement'], customInput: '', cancelled: false },
+    );
     c.note('crossSessionAttempt', attempt);
     assert.equal(attempt.status, 403, `cross-session submission was not refused: ${attempt.status} ${attempt.body}`);
     assert.equal(JSON.parse(attempt.body).error.code, 'session_mismatch');
@@ -45,7 +52,10 @@ test('cross-session submission: another session answering gets 403 session_misma
     assert.equal(cont!.exchange.status, 200);
     assert.equal(c.model.requests.length, 3);
     const sent = assertToolResultSent(c.model, 2, 'call_e2e_owner', answerContent(['safe'], ''));
-    assert.ok(!sent.messages.some((m) => m.role === 'user' && m.content === '你好'), 'the other session’s message leaked into the owner’s history');
+    assert.ok(
+      !sent.messages.some((m) => m.role === 'user' && m.content === '你好'),
+      'the other session’s message leaked into the owner’s history',
+    );
     const events = auditOf(c.server, asked.data.id).map((a) => `${a.event}${a.reason ? `:${a.reason}` : ''}`);
     assert.deepEqual(events, ['asked', 'rejected:session_mismatch', 'answered']);
   }));

@@ -43,13 +43,19 @@ test('duplicate submission: a double click sends once; a replay of the same answ
     assertToolResultSent(c.model, 1, 'call_e2e_dup', answerContent(['implement'], ''));
     const session = await (await fetch(`${c.server.url}/api/session?sessionId=${asked.data.sessionId}`)).json();
     c.note('session', session);
-    const results = session.items.filter((i: { role: string; toolCallId?: string }) => i.role === 'tool' && i.toolCallId === 'call_e2e_dup');
+    const results = session.items.filter(
+      (i: { role: string; toolCallId?: string }) => i.role === 'tool' && i.toolCallId === 'call_e2e_dup',
+    );
     assert.equal(results.length, 1, `the run history holds ${results.length} ToolResults for call_e2e_dup`);
 
     // A later turn shows the model's history still holds exactly one result for the call.
     await chat.send('谢谢，继续');
     await chatStream(tap, 2);
-    assert.equal(toolMessagesFor(c.model.requests[2]!, 'call_e2e_dup').length, 1, 'the next model request holds the ToolResult more than once');
+    assert.equal(
+      toolMessagesFor(c.model.requests[2]!, 'call_e2e_dup').length,
+      1,
+      'the next model request holds the ToolResult more than once',
+    );
     const events = auditOf(c.server, asked.data.id).map((a) => `${a.event}${a.reason ? `:${a.reason}` : ''}`);
     assert.deepEqual(events, ['asked', 'answered', 'rejected:already_answered']);
   }));

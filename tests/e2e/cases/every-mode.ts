@@ -21,7 +21,14 @@ interface Step {
 const STEPS: Step[] = [
   {
     call: 'call_mode_single',
-    args: { title: '用哪种数据库？', mode: 'single', options: [{ id: 'pg', label: 'PostgreSQL' }, { id: 'sqlite', label: 'SQLite', recommended: true }] },
+    args: {
+      title: '用哪种数据库？',
+      mode: 'single',
+      options: [
+        { id: 'pg', label: 'PostgreSQL' },
+        { id: 'sqlite', label: 'SQLite', recommended: true },
+      ],
+    },
     fill: (card) => option(card, 'PostgreSQL').check(),
     selections: ['pg'],
     customInput: '',
@@ -29,7 +36,15 @@ const STEPS: Step[] = [
   },
   {
     call: 'call_mode_multiple',
-    args: { title: '支持哪些平台？', mode: 'multiple', options: [{ id: 'linux', label: 'Linux' }, { id: 'mac', label: 'macOS' }, { id: 'win', label: 'Windows' }] },
+    args: {
+      title: '支持哪些平台？',
+      mode: 'multiple',
+      options: [
+        { id: 'linux', label: 'Linux' },
+        { id: 'mac', label: 'macOS' },
+        { id: 'win', label: 'Windows' },
+      ],
+    },
     fill: async (card) => {
       await option(card, 'Windows').check();
       await option(card, 'Linux').check();
@@ -78,7 +93,15 @@ const STEPS: Step[] = [
   },
   {
     call: 'call_mode_toggle',
-    args: { title: '要启用哪些功能？', mode: 'toggle', options: [{ id: 'dark-mode', label: '深色模式' }, { id: 'beta-search', label: '新版搜索', recommended: true }, { id: 'audit-log', label: '审计日志' }] },
+    args: {
+      title: '要启用哪些功能？',
+      mode: 'toggle',
+      options: [
+        { id: 'dark-mode', label: '深色模式' },
+        { id: 'beta-search', label: '新版搜索', recommended: true },
+        { id: 'audit-log', label: '审计日志' },
+      ],
+    },
     fill: async (card) => {
       await option(card, '审计日志').check();
       await option(card, '深色模式').check();
@@ -90,36 +113,58 @@ const STEPS: Step[] = [
 ];
 
 test('every mode through the UI (single multiple text number date directory toggle): each answer reaches the model verbatim as its ToolResult', () =>
-  runCase('every-mode', { turns: [...STEPS.map((s) => ask(s.call, s.args, `下一个问题：${s.args.mode}`)), echo('全部收到')] }, async (c) => {
-    const { chat, tap } = await c.openPage();
-    await chat.open();
-    await chat.send('开始新项目');
-    await chatStream(tap);
-    const cards = chat.page.locator('ask-user-card');
-    for (const [i, step] of STEPS.entries()) {
-      const card = cards.nth(i);
-      await card.locator('[part~="form"]').waitFor({ state: 'visible' });
-      assert.equal(await card.locator('[part~="title"]').innerText(), step.args.title, `card #${i + 1} is not the ${step.args.mode} question`);
-      await step.fill(card);
-      await card.locator('[part~="submit-button"]').click();
-      await receipt(card).waitFor();
-      const [cont] = (await continueStreams(tap, i + 1)).slice(-1);
-      assert.equal(cont!.exchange.status, 200, `${step.args.mode}: continue answered ${cont!.exchange.status}`);
-      assert.deepEqual(JSON.parse(cont!.exchange.requestBody!).selections, step.selections, `${step.args.mode}: the page posted other selections`);
-      await c.model.waitForRequests(i + 2);
-      const sent = assertToolResultSent(c.model, i + 1, step.call, answerContent(step.selections, step.customInput));
-      assertHistoryExtends(c.model.requests[i]!, sent, `${step.args.mode} resume`);
-      assert.match(await receipt(card).innerText(), step.shows, `${step.args.mode}: the receipt does not show the answer`);
-    }
-    await chat.waitForAssistant('全部收到');
-    await chat.page.locator('[data-testid="run-status"]', { hasText: 'completed' }).waitFor();
-    // Each continuation but the last ended paused on the next question; the last one completed the run.
-    // No receipt may still claim the run is continuing (markRunEnded at each continuation's done).
-    const notes = chat.page.locator('ask-user-card [part~="receipt-note"]');
-    await notes.nth(STEPS.length - 1).filter({ hasText: '已继续，任务完成' }).waitFor();
-    const said = await notes.allInnerTexts();
-    assert.deepEqual(said, [...Array<string>(STEPS.length - 1).fill('已继续，助手有新的问题'), '已继续，任务完成'], 'what the receipts say once the run ended');
-    await c.evidence.screenshot(chat.page, 'all-modes');
-    assert.equal(tap.on('/api/chat/continue').length, STEPS.length, 'the refused directory answer must not have been sent');
-    c.note('toolResults', STEPS.map((s, i) => c.model.requests[i + 1]!.messages.at(-1)));
-  }));
+  runCase(
+    'every-mode',
+    { turns: [...STEPS.map((s) => ask(s.call, s.args, `下一个问题：${s.args.mode}`)), echo('全部收到')] },
+    async (c) => {
+      const { chat, tap } = await c.openPage();
+      await chat.open();
+      await chat.send('开始新项目');
+      await chatStream(tap);
+      const cards = chat.page.locator('ask-user-card');
+      for (const [i, step] of STEPS.entries()) {
+        const card = cards.nth(i);
+        await card.locator('[part~="form"]').waitFor({ state: 'visible' });
+        assert.equal(
+          await card.locator('[part~="title"]').innerText(),
+          step.args.title,
+          `card #${i + 1} is not the ${step.args.mode} question`,
+        );
+        await step.fill(card);
+        await card.locator('[part~="submit-button"]').click();
+        await receipt(card).waitFor();
+        const [cont] = (await continueStreams(tap, i + 1)).slice(-1);
+        assert.equal(cont!.exchange.status, 200, `${step.args.mode}: continue answered ${cont!.exchange.status}`);
+        assert.deepEqual(
+          JSON.parse(cont!.exchange.requestBody!).selections,
+          step.selections,
+          `${step.args.mode}: the page posted other selections`,
+        );
+        await c.model.waitForRequests(i + 2);
+        const sent = assertToolResultSent(c.model, i + 1, step.call, answerContent(step.selections, step.customInput));
+        assertHistoryExtends(c.model.requests[i]!, sent, `${step.args.mode} resume`);
+        assert.match(await receipt(card).innerText(), step.shows, `${step.args.mode}: the receipt does not show the answer`);
+      }
+      await chat.waitForAssistant('全部收到');
+      await chat.page.locator('[data-testid="run-status"]', { hasText: 'completed' }).waitFor();
+      // Each continuation but the last ended paused on the next question; the last one completed the run.
+      // No receipt may still claim the run is continuing (markRunEnded at each continuation's done).
+      const notes = chat.page.locator('ask-user-card [part~="receipt-note"]');
+      await notes
+        .nth(STEPS.length - 1)
+        .filter({ hasText: '已继续，任务完成' })
+        .waitFor();
+      const said = await notes.allInnerTexts();
+      assert.deepEqual(
+        said,
+        [...Array<string>(STEPS.length - 1).fill('已继续，助手有新的问题'), '已继续，任务完成'],
+        'what the receipts say once the run ended',
+      );
+      await c.evidence.screenshot(chat.page, 'all-modes');
+      assert.equal(tap.on('/api/chat/continue').length, STEPS.length, 'the refused directory answer must not have been sent');
+      c.note(
+        'toolResults',
+        STEPS.map((s, i) => c.model.requests[i + 1]!.messages.at(-1)),
+      );
+    },
+  ));

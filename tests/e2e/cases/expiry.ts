@@ -40,7 +40,13 @@ test('expiry: a short ASK_USER_TTL_MS turns the card into the timeout receipt, s
     const late = await fetch(`${c.server.url}/api/chat/continue`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sessionId: asked.data.sessionId, requestId: asked.data.id, selections: ['safe'], customInput: '', cancelled: false }),
+      body: JSON.stringify({
+        sessionId: asked.data.sessionId,
+        requestId: asked.data.id,
+        selections: ['safe'],
+        customInput: '',
+        cancelled: false,
+      }),
     });
     const lateBody = await late.text();
     c.note('lateAnswer', { status: late.status, body: lateBody });
@@ -52,5 +58,8 @@ test('expiry: a short ASK_USER_TTL_MS turns the card into the timeout receipt, s
     await chatStream(tap, 2);
     const next = assertToolResultSent(c.model, 1, 'call_e2e_expiry', closedContent('expired'));
     const at = (role: string, pred: (m: Record<string, unknown>) => boolean) => next.messages.findIndex((m) => m.role === role && pred(m));
-    assert.ok(at('tool', (m) => m.tool_call_id === 'call_e2e_expiry') < at('user', (m) => m.content === '那先写发布说明吧'), 'the expired ToolResult is not before the new message');
+    assert.ok(
+      at('tool', (m) => m.tool_call_id === 'call_e2e_expiry') < at('user', (m) => m.content === '那先写发布说明吧'),
+      'the expired ToolResult is not before the new message',
+    );
   }));

@@ -58,7 +58,10 @@ test('multiple + custom input: selections[] and customInput arrive verbatim in t
     const shown = await receipt(card).innerText();
     assert.match(shown, /已提交/);
     assert.match(shown, /Integration、End-to-end/, `the receipt does not list the chosen labels: ${shown}`);
-    assert.ok((await receipt(card).locator('dd').allTextContents()).includes(TYPED), `the receipt does not show the typed text verbatim: ${shown}`);
+    assert.ok(
+      (await receipt(card).locator('dd').allTextContents()).includes(TYPED),
+      `the receipt does not show the typed text verbatim: ${shown}`,
+    );
     assert.equal(await receipt(card).locator('b').count(), 0, 'typed markup was rendered as HTML in the receipt');
 
     const answered = auditOf(c.server, asked.data.id).find((a) => a.event === 'answered');

@@ -20,10 +20,16 @@ test('page refresh: the pending query restores the card, and its answer continue
     await chat.reload();
     const card = await chat.openCard();
     await c.evidence.screenshot(chat.page, 'restored');
-    const restored = await tap.waitFor('/api/interactions/pending', () => tap.on('/api/interactions/pending').filter((x) => x.end).length > pendingBefore);
+    const restored = await tap.waitFor(
+      '/api/interactions/pending',
+      () => tap.on('/api/interactions/pending').filter((x) => x.end).length > pendingBefore,
+    );
     const last = tap.on('/api/interactions/pending').at(-1)!;
     assert.ok(restored);
-    assert.ok(last.path.includes(encodeURIComponent(asked.data.sessionId)) || last.path.includes(asked.data.sessionId), 'the reloaded page asked for another session');
+    assert.ok(
+      last.path.includes(encodeURIComponent(asked.data.sessionId)) || last.path.includes(asked.data.sessionId),
+      'the reloaded page asked for another session',
+    );
     const body = JSON.parse(tap.body(last).toString('utf8'));
     c.note('pendingAfterReload', body);
     assert.equal(body.pending?.id, asked.data.id, 'GET pending did not return the open interaction');
@@ -47,8 +53,16 @@ test('page refresh: the pending query restores the card, and its answer continue
     assert.equal(await chat.page.locator('ask-user-card [part~="form"]').count(), 0, 'an answered question came back as an open card');
     const historic = chat.page.locator('[data-testid="historic-receipt"]');
     await historic.first().waitFor();
-    assert.match(await historic.first().innerText(), /请选择执行方式[\s\S]*直接实现/, 'the redrawn history does not show the answered question with its choice');
-    assert.equal((await historic.first().locator('.receipt-status').innerText()).trim(), '已提交', 'the redrawn receipt words the answer differently from the live card (已提交)');
+    assert.match(
+      await historic.first().innerText(),
+      /请选择执行方式[\s\S]*直接实现/,
+      'the redrawn history does not show the answered question with its choice',
+    );
+    assert.equal(
+      (await historic.first().locator('.receipt-status').innerText()).trim(),
+      '已提交',
+      'the redrawn receipt words the answer differently from the live card (已提交)',
+    );
     await c.evidence.screenshot(chat.page, 'after-second-reload');
     assert.equal(tap.on('/api/chat/continue').length, 1, 'reloading sent another answer');
   }));

@@ -38,7 +38,11 @@ test('single choice: the chosen id reaches the model as the ToolResult of the or
     assert.doesNotMatch(await receipt(card).innerText(), /继续执行中/, 'the receipt still says the run is continuing');
     const [cont] = await continueStreams(tap, 1);
     const body = JSON.parse(cont!.exchange.requestBody ?? '{}');
-    assert.deepEqual(body, { sessionId: asked.data.sessionId, requestId: asked.data.id, selections: ['safe'], customInput: '', cancelled: false }, 'the page posted another body');
+    assert.deepEqual(
+      body,
+      { sessionId: asked.data.sessionId, requestId: asked.data.id, selections: ['safe'], customInput: '', cancelled: false },
+      'the page posted another body',
+    );
     assert.deepEqual(shapeOf(cont!.events), ['interaction_resolved', 'tool_result', 'message_delta', 'done'], 'continue stream order');
     const toolResult = cont!.events.find((e) => e.event === 'tool_result')!.data;
     assert.equal(toolResult.toolCallId, 'call_e2e_single');
@@ -51,6 +55,10 @@ test('single choice: the chosen id reaches the model as the ToolResult of the or
     c.note('toolResultReceivedByModel', second.messages.at(-1));
 
     const audit = auditOf(c.server, asked.data.id);
-    assert.deepEqual(audit.map((a) => a.event), ['asked', 'answered'], 'audit lines for the request');
+    assert.deepEqual(
+      audit.map((a) => a.event),
+      ['asked', 'answered'],
+      'audit lines for the request',
+    );
     assert.deepEqual(audit[1]!.selections, ['safe']);
   }));

@@ -33,7 +33,10 @@ test('supersede: sending a new message closes the open card as superseded, and t
     const toolAt = next.messages.findIndex((m) => m.role === 'tool' && m.tool_call_id === 'call_e2e_old');
     const userAt = next.messages.findIndex((m) => m.role === 'user' && m.content === '算了，改成只写文档');
     assert.ok(userAt > toolAt, 'the new message is not after the superseded ToolResult');
-    assert.deepEqual(auditOf(c.server, asked.data.id).map((a) => a.event), ['asked', 'superseded']);
+    assert.deepEqual(
+      auditOf(c.server, asked.data.id).map((a) => a.event),
+      ['asked', 'superseded'],
+    );
 
     // After a reload the redrawn history says it in the card's words, not a wording of its own.
     await chat.reload();

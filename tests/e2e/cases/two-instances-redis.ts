@@ -46,11 +46,22 @@ test('two instances on Redis: SSE from instance A, continue on instance B, the m
 
       const sent = assertToolResultSent(c.model, 1, 'call_e2e_redis', answerContent(['safe'], ''));
       assertHistoryExtends(c.model.requests[0]!, sent, 'cross-instance resume');
-      assert.deepEqual(auditOf(a, asked.data.id).map((x) => x.event), ['asked'], 'instance A should only have asked');
-      assert.deepEqual(auditOf(b, asked.data.id).map((x) => x.event), ['answered'], 'instance B should have taken the answer');
+      assert.deepEqual(
+        auditOf(a, asked.data.id).map((x) => x.event),
+        ['asked'],
+        'instance A should only have asked',
+      );
+      assert.deepEqual(
+        auditOf(b, asked.data.id).map((x) => x.event),
+        ['answered'],
+        'instance B should have taken the answer',
+      );
       const traceB = await (await fetch(`${b.url}/api/trace?sessionId=${asked.data.sessionId}`)).json();
       const traceA = await (await fetch(`${a.url}/api/trace?sessionId=${asked.data.sessionId}`)).json();
-      assert.ok(traceB.lines.some((l: { stream?: string }) => l.stream === 'continue'), 'instance B did not serve the continue stream');
+      assert.ok(
+        traceB.lines.some((l: { stream?: string }) => l.stream === 'continue'),
+        'instance B did not serve the continue stream',
+      );
       assert.ok(!traceA.lines.some((l: { stream?: string }) => l.stream === 'continue'), 'instance A served a continue stream');
       c.note('instances', { a: a.url, b: b.url, redis: redis.url });
     });

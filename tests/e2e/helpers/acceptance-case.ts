@@ -63,7 +63,10 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
   // Koa keeps the plain names; another framework's run keeps its evidence beside them.
   const evidence = await openEvidence(DEMO_SERVER === 'koa' ? name : `${name}-${DEMO_SERVER}`);
   const tmp = await makeTempDir('ask-user-e2e-');
-  const model = await startScriptedModel({ turns: options.turns, fallback: { text: '(e2e: no scripted turn left — the model was called more often than the case expected)' } });
+  const model = await startScriptedModel({
+    turns: options.turns,
+    fallback: { text: '(e2e: no scripted turn left — the model was called more often than the case expected)' },
+  });
   const store = options.store ?? 'sqlite';
   const storeUrl = store === 'memory' ? 'memory' : store === 'sqlite' ? `sqlite://${tmp.file('ask-user.db')}` : store.url;
   const servers: DemoProcess[] = [];
@@ -139,7 +142,14 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
 
 async function writeEvidence(
   evidence: Evidence,
-  run: { model: ScriptedModel; servers: DemoProcess[]; taps: WireTap[]; pages: ChatPage[]; notes: Record<string, unknown>; failure: unknown },
+  run: {
+    model: ScriptedModel;
+    servers: DemoProcess[];
+    taps: WireTap[];
+    pages: ChatPage[];
+    notes: Record<string, unknown>;
+    failure: unknown;
+  },
 ) {
   const { model, servers, taps, pages, notes, failure } = run;
   for (const [i, chat] of pages.entries()) {
@@ -148,30 +158,60 @@ async function writeEvidence(
   const index: unknown[] = [];
   for (const [t, tap] of taps.entries()) {
     for (const [i, x] of tap.exchanges.entries()) {
-      const kind = x.path.split('?')[0]!.replace(/^\/api\//, '').replace(/\W+/g, '-');
+      const kind = x.path
+        .split('?')[0]!
+        .replace(/^\/api\//, '')
+        .replace(/\W+/g, '-');
       const file = `${taps.length > 1 ? `page${t + 1}-` : ''}${String(i + 1).padStart(2, '0')}-${x.method.toLowerCase()}-${kind}.${x.contentType?.startsWith('text/event-stream') ? 'sse' : 'txt'}`;
       await evidence.write(`wire/${file}`, tap.body(x));
-      index.push({ file: `wire/${file}`, method: x.method, path: x.path, requestBody: x.requestBody, status: x.status, contentType: x.contentType, bytes: tap.body(x).length, end: x.end, failed: x.failed });
+      index.push({
+        file: `wire/${file}`,
+        method: x.method,
+        path: x.path,
+        requestBody: x.requestBody,
+        status: x.status,
+        contentType: x.contentType,
+        bytes: tap.body(x).length,
+        end: x.end,
+        failed: x.failed,
+      });
     }
   }
   await evidence.write('wire-index.json', index);
-  await evidence.write('requests-seen-by-browser.json', taps.map((t) => t.requests));
+  await evidence.write(
+    'requests-seen-by-browser.json',
+    taps.map((t) => t.requests),
+  );
   await evidence.write('model-requests.json', model.requests);
   await evidence.write(
     'tool-messages-received-by-model.json',
-    model.requests.flatMap((body, request) => body.messages.filter((m) => m.role === 'tool').map((m) => ({ request, tool_call_id: m.tool_call_id, content: m.content }))),
+    model.requests.flatMap((body, request) =>
+      body.messages.filter((m) => m.role === 'tool').map((m) => ({ request, tool_call_id: m.tool_call_id, content: m.content })),
+    ),
   );
   for (const [i, server] of servers.entries()) {
     const suffix = servers.length > 1 ? `-server${i + 1}` : '';
-    await evidence.write(`server-output${suffix}.log`, server.output.map((l) => `${l.at} [gen ${l.generation}] ${l.stream}: ${l.text}`).join('\n') + '\n');
-    await evidence.write(`audit${suffix}.jsonl`, server.audit().map((a) => JSON.stringify(a)).join('\n') + '\n');
+    await evidence.write(
+      `server-output${suffix}.log`,
+      server.output.map((l) => `${l.at} [gen ${l.generation}] ${l.stream}: ${l.text}`).join('\n') + '\n',
+    );
+    await evidence.write(
+      `audit${suffix}.jsonl`,
+      server
+        .audit()
+        .map((a) => JSON.stringify(a))
+        .join('\n') + '\n',
+    );
   }
   // The server's own trace of the session(s) the pages used, while the server is still up.
   const sessions = new Set<string>();
-  for (const tap of taps) for (const x of tap.exchanges) {
-    const id = x.requestBody ? (safeJson(x.requestBody) as { sessionId?: string } | undefined)?.sessionId : new URLSearchParams(x.path.split('?')[1] ?? '').get('sessionId');
-    if (id) sessions.add(id);
-  }
+  for (const tap of taps)
+    for (const x of tap.exchanges) {
+      const id = x.requestBody
+        ? (safeJson(x.requestBody) as { sessionId?: string } | undefined)?.sessionId
+        : new URLSearchParams(x.path.split('?')[1] ?? '').get('sessionId');
+      if (id) sessions.add(id);
+    }
   const traces: Record<string, unknown> = {};
   for (const [i, server] of servers.entries()) {
     for (const sessionId of sessions) {

@@ -4,8 +4,7 @@ import { existsSync } from 'node:fs';
 
 export function chromiumPath(): string {
   const found =
-    process.env.CHROMIUM_PATH ??
-    ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
+    process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
   if (!found) throw new Error('No Chromium found: install Debian\'s "chromium" (bash tests/ensure-tools.sh) or set CHROMIUM_PATH.');
   return found;
 }

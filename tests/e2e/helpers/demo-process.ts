@@ -79,7 +79,10 @@ export async function startDemoProcess(options: DemoProcessOptions): Promise<Dem
     live.add(child);
     child.once('exit', () => live.delete(child));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`demo server did not print its URL within 30 s; output:\n${dump(output, gen)}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`demo server did not print its URL within 30 s; output:\n${dump(output, gen)}`)),
+        30_000,
+      );
       const onLine = (stream: 'stdout' | 'stderr') => (line: string) => {
         output.push({ at: new Date().toISOString(), generation: gen, stream, text: line });
         const m = READY.exec(line);
@@ -100,7 +103,9 @@ export async function startDemoProcess(options: DemoProcessOptions): Promise<Dem
   await launch();
 
   const exited = () =>
-    new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+    new Promise<void>((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+    );
 
   return {
     get url() {
@@ -132,7 +137,8 @@ export async function startDemoProcess(options: DemoProcessOptions): Promise<Dem
       clearTimeout(timer);
     },
     async restart() {
-      if (child.exitCode === null && child.signalCode === null) throw new Error('demo server is still running; kill9() or stop() it before restart()');
+      if (child.exitCode === null && child.signalCode === null)
+        throw new Error('demo server is still running; kill9() or stop() it before restart()');
       await launch();
     },
   };

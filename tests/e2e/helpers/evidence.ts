@@ -20,7 +20,10 @@ export interface Evidence {
 }
 
 export async function openEvidence(caseName: string): Promise<Evidence> {
-  const safe = caseName.replace(/[^a-z0-9._-]+/gi, '-').replace(/^-+|-+$/g, '').toLowerCase();
+  const safe = caseName
+    .replace(/[^a-z0-9._-]+/gi, '-')
+    .replace(/^-+|-+$/g, '')
+    .toLowerCase();
   const dir = join(EVIDENCE_ROOT, safe);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });

@@ -22,7 +22,9 @@ export const lastToolContent = (body: ChatRequestBody): string => {
 };
 
 /** Replies `模型收到：<tool content>`, so the page shows what the model got. */
-export const echo = (prefix = '模型收到'): TurnScript => (body) => ({ text: `${prefix}：${lastToolContent(body)}` });
+export const echo =
+  (prefix = '模型收到'): TurnScript =>
+  (body) => ({ text: `${prefix}：${lastToolContent(body)}` });
 
 export const APPROACH: AskArgs = {
   title: '请选择执行方式',

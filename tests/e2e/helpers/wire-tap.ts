@@ -131,8 +131,7 @@ export async function installWireTap(context: BrowserContext): Promise<WireTap> 
     requests.push({ method: r.method(), path: url.pathname + url.search, resourceType: r.resourceType(), postData: r.postData() });
   });
 
-  const on = (path: string, method?: string) =>
-    exchanges.filter((x) => x.path.split('?')[0] === path && (!method || x.method === method));
+  const on = (path: string, method?: string) => exchanges.filter((x) => x.path.split('?')[0] === path && (!method || x.method === method));
   return {
     exchanges,
     requests,
@@ -151,7 +150,9 @@ export async function installWireTap(context: BrowserContext): Promise<WireTap> 
         const timer = setTimeout(() => {
           listeners.delete(check);
           const seen = exchanges.map((x) => `${x.method} ${x.path} → ${x.status ?? '…'} ${x.end ?? ''}`).join('\n  ');
-          reject(new Error(`no exchange on ${path} reached the expected state within ${timeoutMs} ms; the page made:\n  ${seen || '(nothing)'}`));
+          reject(
+            new Error(`no exchange on ${path} reached the expected state within ${timeoutMs} ms; the page made:\n  ${seen || '(nothing)'}`),
+          );
         }, timeoutMs);
         if (!check()) listeners.add(check);
       });

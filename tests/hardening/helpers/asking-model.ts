@@ -7,9 +7,24 @@ import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type Scri
 import { lastUserText } from './deliveries.js';
 
 export const QUESTIONS = {
-  single: { title: 'How should I proceed?', mode: 'single', allowCustom: true, options: [{ id: 'safe', label: 'Analyse first' }, { id: 'implement', label: 'Implement now' }] },
+  single: {
+    title: 'How should I proceed?',
+    mode: 'single',
+    allowCustom: true,
+    options: [
+      { id: 'safe', label: 'Analyse first' },
+      { id: 'implement', label: 'Implement now' },
+    ],
+  },
   text: { title: 'Describe the change', mode: 'text' },
-  strict: { title: 'Which one?', mode: 'single', options: [{ id: 'safe', label: 'Analyse first' }, { id: 'implement', label: 'Implement now' }] },
+  strict: {
+    title: 'Which one?',
+    mode: 'single',
+    options: [
+      { id: 'safe', label: 'Analyse first' },
+      { id: 'implement', label: 'Implement now' },
+    ],
+  },
   number: { title: 'How many workers?', mode: 'number' },
 } as const;
 

@@ -17,12 +17,26 @@ export function send(agent: Agent, method: string, url: string, body?: string, h
   return new Promise((resolve, reject) => {
     // The demo binds sessions to a browser cookie: every request here is the same browser.
     const base = { cookie: TEST_BROWSER_COOKIE, ...headers };
-    const req = request(url, { method, agent, headers: body === undefined ? base : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...base } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(parts).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method,
+        agent,
+        headers: body === undefined ? base : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...base },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            text: Buffer.concat(parts).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -53,7 +53,9 @@ function commandFor(script: string): Promise<string[]> {
           external: ['sqlite3'],
           logLevel: 'silent',
           // Bundled CommonJS dependencies call require(); give the ES module one.
-          banner: { js: "import { createRequire as __hardeningRequire } from 'node:module'; const require = __hardeningRequire(import.meta.url);" },
+          banner: {
+            js: "import { createRequire as __hardeningRequire } from 'node:module'; const require = __hardeningRequire(import.meta.url);",
+          },
         });
         built.add(outfile);
         return [outfile];
@@ -156,14 +158,22 @@ export function postCollect(url: string, body: unknown): Promise<Collected> {
     let text = '';
     let status: number | undefined;
     const done = (error?: string) => resolve({ ...(status !== undefined ? { status } : {}), text, ...(error ? { error } : {}) });
-    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), cookie: TEST_BROWSER_COOKIE } }, (res) => {
-      status = res.statusCode;
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => done());
-      res.on('error', (e) => done(e.message));
-      res.on('aborted', () => done('aborted'));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), cookie: TEST_BROWSER_COOKIE },
+      },
+      (res) => {
+        status = res.statusCode;
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => done());
+        res.on('error', (e) => done(e.message));
+        res.on('aborted', () => done('aborted'));
+      },
+    );
     req.on('error', (e) => done(e.message));
     req.end(payload);
   });

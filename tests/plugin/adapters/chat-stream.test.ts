@@ -78,7 +78,12 @@ for (const [name, make] of HOSTS) {
           const req = request({ host: '127.0.0.1', port, path: '/chat', method: 'POST' }, (res) => {
             res.setEncoding('utf8');
             res.once('data', (text: string) =>
-              resolve({ type: String(res.headers['content-type']), cache: String(res.headers['cache-control']), text, leave: () => req.destroy() }),
+              resolve({
+                type: String(res.headers['content-type']),
+                cache: String(res.headers['cache-control']),
+                text,
+                leave: () => req.destroy(),
+              }),
             );
           });
           req.on('error', reject);

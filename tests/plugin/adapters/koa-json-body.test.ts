@@ -30,5 +30,9 @@ test('an escaped body error carries nothing of the body or its headers', async (
   }
   assert.deepEqual(statuses, [400, 415, 413]);
   assert.equal(seen.length, 3, 'each refusal reached the error listener');
-  assert.deepEqual(seen.filter((s) => s.includes('CANARY')), [], 'no error quotes the body or the Content-Type');
+  assert.deepEqual(
+    seen.filter((s) => s.includes('CANARY')),
+    [],
+    'no error quotes the body or the Content-Type',
+  );
 });

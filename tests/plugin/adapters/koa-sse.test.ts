@@ -24,7 +24,11 @@ afterEach(async () => {
   served = undefined;
 });
 
-async function serve(handler: (sink: SseSink, ctx: Koa.Context) => void | Promise<void>, opts: OpenSseOptions = {}, pre: Koa.Middleware[] = []): Promise<Served> {
+async function serve(
+  handler: (sink: SseSink, ctx: Koa.Context) => void | Promise<void>,
+  opts: OpenSseOptions = {},
+  pre: Koa.Middleware[] = [],
+): Promise<Served> {
   const app = new Koa();
   const sinks: SseSink[] = [];
   const errors: unknown[] = [];
@@ -70,10 +74,14 @@ describe('openSse', () => {
         ctx.body = gzipSync(Buffer.from(String(ctx.body)));
       }
     };
-    const { url } = await serve((sink) => {
-      sink.send('message_delta', { text: 'hello' });
-      sink.send('done', { reason: 'completed' });
-    }, {}, [gzip]);
+    const { url } = await serve(
+      (sink) => {
+        sink.send('message_delta', { text: 'hello' });
+        sink.send('done', { reason: 'completed' });
+      },
+      {},
+      [gzip],
+    );
     const res = await fetch(url, { headers: { 'accept-encoding': 'gzip, br' } });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
@@ -95,7 +103,10 @@ describe('openSse', () => {
     });
     const text = await (await fetch(url)).text();
     const { frames, comments } = parseSse(text);
-    assert.deepEqual(frames.map((f) => f.event), ['tool_result', 'done']);
+    assert.deepEqual(
+      frames.map((f) => f.event),
+      ['tool_result', 'done'],
+    );
     assert.deepEqual(frames[0]!.data, { toolCallId: nasty, name: 'x\ny', content: nasty, isError: false });
     assert.deepEqual(comments, ['multi line comment']);
     for (const block of text.split('\n\n').filter(Boolean)) assert.equal(block.includes('\r'), false);
@@ -142,10 +153,13 @@ describe('openSse', () => {
   });
 
   it('done is the last event: it ends the stream and stops the heartbeat; later sends are dropped', async () => {
-    const s = await serve((sink) => {
-      sink.send('done', { reason: 'paused' });
-      sink.send('message_delta', { text: 'after done' });
-    }, { heartbeatMs: 5 });
+    const s = await serve(
+      (sink) => {
+        sink.send('done', { reason: 'paused' });
+        sink.send('message_delta', { text: 'after done' });
+      },
+      { heartbeatMs: 5 },
+    );
     const text = await (await fetch(s.url)).text();
     assert.equal(text, 'event: done\ndata: {"reason":"paused"}\n\n');
     assert.equal(s.sinks[0]!.signal.aborted, true);

@@ -80,7 +80,14 @@ const MODE_CASES: Array<{
   },
   {
     mode: 'multiple',
-    args: { title: 'Which?', mode: 'multiple', options: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }] },
+    args: {
+      title: 'Which?',
+      mode: 'multiple',
+      options: [
+        { id: 'a', label: 'A' },
+        { id: 'b', label: 'B' },
+      ],
+    },
     bad: [
       [{ selections: ['a', 'a'] }, 'selections'],
       [{ selections: ['a', CANARY] }, 'selections'],
@@ -90,7 +97,14 @@ const MODE_CASES: Array<{
   },
   {
     mode: 'toggle',
-    args: { title: 'Enable?', mode: 'toggle', options: [{ id: 'on', label: 'On' }, { id: 'log', label: 'Logging' }] },
+    args: {
+      title: 'Enable?',
+      mode: 'toggle',
+      options: [
+        { id: 'on', label: 'On' },
+        { id: 'log', label: 'Logging' },
+      ],
+    },
     bad: [
       [{ selections: [] }, 'selections'],
       [{ selections: ['on', 'on'] }, 'selections'],
@@ -186,7 +200,18 @@ const MODE_CASES: Array<{
   },
   {
     mode: 'multiple with minSelections, maxSelections (§9.1)',
-    args: { title: 'Which?', mode: 'multiple', options: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }, { id: 'c', label: 'C' }], minSelections: 1, maxSelections: 2, default: ['a'] },
+    args: {
+      title: 'Which?',
+      mode: 'multiple',
+      options: [
+        { id: 'a', label: 'A' },
+        { id: 'b', label: 'B' },
+        { id: 'c', label: 'C' },
+      ],
+      minSelections: 1,
+      maxSelections: 2,
+      default: ['a'],
+    },
     bad: [
       [{ selections: [] }, 'selections'],
       [{ selections: ['a', 'b', 'c'] }, 'selections'],
@@ -195,7 +220,15 @@ const MODE_CASES: Array<{
   },
   {
     mode: 'toggle with minSelections 2 (§9.1)',
-    args: { title: 'Enable?', mode: 'toggle', options: [{ id: 'on', label: 'On' }, { id: 'log', label: 'Logging' }], minSelections: 2 },
+    args: {
+      title: 'Enable?',
+      mode: 'toggle',
+      options: [
+        { id: 'on', label: 'On' },
+        { id: 'log', label: 'Logging' },
+      ],
+      minSelections: 2,
+    },
     bad: [[{ selections: ['on'] }, 'selections']],
     good: { selections: ['on', 'log'] },
   },
@@ -235,8 +268,20 @@ for (const hut of HOSTS) {
       });
       assertSseHeaders(res);
       const expected =
-        frameText('interaction_resolved', { requestId: rec.requestId, toolCallId: 'call_A', status: 'answered', at: iso(T0 + 1234), selections: ['implement'], customInputLength: 0 }) +
-        frameText('tool_result', { toolCallId: 'call_A', name: 'ask_user', content: '{"selections":["implement"],"customInput":"","cancelled":false}', isError: false }) +
+        frameText('interaction_resolved', {
+          requestId: rec.requestId,
+          toolCallId: 'call_A',
+          status: 'answered',
+          at: iso(T0 + 1234),
+          selections: ['implement'],
+          customInputLength: 0,
+        }) +
+        frameText('tool_result', {
+          toolCallId: 'call_A',
+          name: 'ask_user',
+          content: '{"selections":["implement"],"customInput":"","cancelled":false}',
+          isError: false,
+        }) +
         frameText('message_delta', { text: 'continuing' }) +
         frameText('done', { reason: 'completed' });
       assert.equal(res.text, expected);
@@ -245,25 +290,76 @@ for (const hut of HOSTS) {
       assert.equal(await f.statusOf(rec.requestId), 'answered');
       const entry = f.audit.entries.at(-1)!;
       assert.deepEqual(
-        { event: entry.event, requestId: entry.requestId, toolCallId: entry.toolCallId, selections: entry.selections, customInputLength: entry.customInputLength },
+        {
+          event: entry.event,
+          requestId: entry.requestId,
+          toolCallId: entry.toolCallId,
+          selections: entry.selections,
+          customInputLength: entry.customInputLength,
+        },
         { event: 'answered', requestId: rec.requestId, toolCallId: 'call_A', selections: ['implement'], customInputLength: 0 },
       );
     });
 
     it('accepted: selections and customInput reach the run exactly as sent; the stream and audit carry only the length', async () => {
-      const rec = await f.ask('s1', { title: 'Which?', mode: 'multiple', allowCustom: true, options: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }] }, 'call_M');
+      const rec = await f.ask(
+        's1',
+        {
+          title: 'Which?',
+          mode: 'multiple',
+          allowCustom: true,
+          options: [
+            { id: 'a', label: 'A' },
+            { id: 'b', label: 'B' },
+          ],
+        },
+        'call_M',
+      );
       const customInput = `  ${CANARY} "quoted"\nnext line `;
       const frames = accepted(await f.post(answer('s1', rec.requestId, { selections: ['b', 'a'], customInput })));
-      assert.deepEqual(frames.map((x) => x.event), ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
-      assert.deepEqual(frames[0]!.data, { requestId: rec.requestId, toolCallId: 'call_M', status: 'answered', at: iso(T0), selections: ['b', 'a'], customInputLength: customInput.length });
-      assert.equal((frames[1]!.data as { content: string }).content, JSON.stringify({ selections: ['b', 'a'], customInput, cancelled: false }));
+      assert.deepEqual(
+        frames.map((x) => x.event),
+        ['interaction_resolved', 'tool_result', 'message_delta', 'done'],
+      );
+      assert.deepEqual(frames[0]!.data, {
+        requestId: rec.requestId,
+        toolCallId: 'call_M',
+        status: 'answered',
+        at: iso(T0),
+        selections: ['b', 'a'],
+        customInputLength: customInput.length,
+      });
+      assert.equal(
+        (frames[1]!.data as { content: string }).content,
+        JSON.stringify({ selections: ['b', 'a'], customInput, cancelled: false }),
+      );
       assert.equal(f.host.resumed[0]!.answer.customInput, customInput);
     });
 
     it('a cancel of a question with a default (§9.1) is the plain cancel ToolResult: a default is never an answer', async () => {
-      const rec = await f.ask('s1', { title: 'Which?', mode: 'multiple', options: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }], default: ['a'], minSelections: 1 }, 'call_D');
+      const rec = await f.ask(
+        's1',
+        {
+          title: 'Which?',
+          mode: 'multiple',
+          options: [
+            { id: 'a', label: 'A' },
+            { id: 'b', label: 'B' },
+          ],
+          default: ['a'],
+          minSelections: 1,
+        },
+        'call_D',
+      );
       const frames = accepted(await f.post(answer('s1', rec.requestId, { cancelled: true })));
-      assert.deepEqual(frames[0]!.data, { requestId: rec.requestId, toolCallId: 'call_D', status: 'cancelled', at: iso(T0), selections: [], customInputLength: 0 });
+      assert.deepEqual(frames[0]!.data, {
+        requestId: rec.requestId,
+        toolCallId: 'call_D',
+        status: 'cancelled',
+        at: iso(T0),
+        selections: [],
+        customInputLength: 0,
+      });
       assert.equal((frames[1]!.data as { content: string }).content, '{"selections":[],"customInput":"","cancelled":true}');
     });
 
@@ -279,39 +375,62 @@ for (const hut of HOSTS) {
       assertSseHeaders(res);
       assert.equal(
         res.text,
-        frameText('interaction_resolved', { requestId: rec.requestId, toolCallId: 'call_C', status: 'cancelled', at: iso(T0), selections: [], customInputLength: 0 }) +
-          frameText('tool_result', { toolCallId: 'call_C', name: 'ask_user', content: '{"selections":[],"customInput":"","cancelled":true}', isError: false }) +
+        frameText('interaction_resolved', {
+          requestId: rec.requestId,
+          toolCallId: 'call_C',
+          status: 'cancelled',
+          at: iso(T0),
+          selections: [],
+          customInputLength: 0,
+        }) +
+          frameText('tool_result', {
+            toolCallId: 'call_C',
+            name: 'ask_user',
+            content: '{"selections":[],"customInput":"","cancelled":true}',
+            isError: false,
+          }) +
           frameText('done', { reason: 'cancelled' }),
       );
       assert.equal(await f.statusOf(rec.requestId), 'cancelled');
       assert.equal(f.audit.entries.at(-1)!.event, 'cancelled');
     });
 
-    it('accepted: each frame reaches the client when written, before the run finishes (nothing buffers the stream)', { timeout: 10_000 }, async () => {
-      const rec = await f.ask('s1');
-      let release!: () => void;
-      f.host.gate = new Promise<void>((resolve) => (release = resolve));
-      const res = await open(f.continueUrl, { method: 'POST', headers: { ...JSON_TYPE, 'accept-encoding': 'gzip, br' }, body: JSON.stringify(answer('s1', rec.requestId)) });
-      assertSseHeaders({ status: res.statusCode ?? 0, headers: res.headers });
-      res.setEncoding('utf8');
-      let text = '';
-      const ended = new Promise<void>((resolve, reject) => {
-        res.on('end', resolve);
-        res.on('error', reject);
-      });
-      // The run is held at the gate: interaction_resolved must arrive on its own.
-      await new Promise<void>((resolve) => {
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          if (text.endsWith('\n\n')) resolve();
+    it(
+      'accepted: each frame reaches the client when written, before the run finishes (nothing buffers the stream)',
+      { timeout: 10_000 },
+      async () => {
+        const rec = await f.ask('s1');
+        let release!: () => void;
+        f.host.gate = new Promise<void>((resolve) => (release = resolve));
+        const res = await open(f.continueUrl, {
+          method: 'POST',
+          headers: { ...JSON_TYPE, 'accept-encoding': 'gzip, br' },
+          body: JSON.stringify(answer('s1', rec.requestId)),
         });
-      });
-      assert.match(text, /^event: interaction_resolved\ndata: .+\n\n$/);
-      assert.equal(f.host.resumed.length, 1);
-      release();
-      await ended;
-      assert.deepEqual(parseSse(text).map((x) => x.event), ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
-    });
+        assertSseHeaders({ status: res.statusCode ?? 0, headers: res.headers });
+        res.setEncoding('utf8');
+        let text = '';
+        const ended = new Promise<void>((resolve, reject) => {
+          res.on('end', resolve);
+          res.on('error', reject);
+        });
+        // The run is held at the gate: interaction_resolved must arrive on its own.
+        await new Promise<void>((resolve) => {
+          res.on('data', (chunk: string) => {
+            text += chunk;
+            if (text.endsWith('\n\n')) resolve();
+          });
+        });
+        assert.match(text, /^event: interaction_resolved\ndata: .+\n\n$/);
+        assert.equal(f.host.resumed.length, 1);
+        release();
+        await ended;
+        assert.deepEqual(
+          parseSse(text).map((x) => x.event),
+          ['interaction_resolved', 'tool_result', 'message_delta', 'done'],
+        );
+      },
+    );
 
     it('accepted, then the run fails: the answer stays recorded and the stream ends in error then done error, in fixed words', async () => {
       const rec = await f.ask('s1', SINGLE, 'call_F');
@@ -321,7 +440,14 @@ for (const hut of HOSTS) {
       const message = (parseSse(res.text)[1]!.data as { message: string }).message;
       assert.equal(
         res.text,
-        frameText('interaction_resolved', { requestId: rec.requestId, toolCallId: 'call_F', status: 'answered', at: iso(T0), selections: ['safe'], customInputLength: 0 }) +
+        frameText('interaction_resolved', {
+          requestId: rec.requestId,
+          toolCallId: 'call_F',
+          status: 'answered',
+          at: iso(T0),
+          selections: ['safe'],
+          customInputLength: 0,
+        }) +
           frameText('error', { code: 'internal_error', message }) +
           frameText('done', { reason: 'error' }),
       );
@@ -338,7 +464,10 @@ for (const hut of HOSTS) {
       f.host.resumeError = new StoreUnavailableError('state write timed out');
       res = await f.post(answer('s2', second.requestId));
       const frames = parseSse(res.text);
-      assert.deepEqual(frames.map((x) => x.event), ['interaction_resolved', 'error', 'done']);
+      assert.deepEqual(
+        frames.map((x) => x.event),
+        ['interaction_resolved', 'error', 'done'],
+      );
       assert.equal((frames[1]!.data as { code: string }).code, 'store_unavailable');
       assert.deepEqual(frames[2]!.data, { reason: 'error' });
     });
@@ -378,17 +507,24 @@ for (const hut of HOSTS) {
         ['invalid JSON', () => f.post('{"sessionId":', { headers: { ...JSON_TYPE, ...evil } })],
         ['wrong shape', () => f.post({ sessionId: 's1' }, { headers: { ...JSON_TYPE, ...evil } })],
         ['no body', () => f.post('', { headers: { ...JSON_TYPE, ...evil } })],
-        ['authorize refuses', () => f.post(answer('s1', rec.requestId), { headers: { ...JSON_TYPE, ...INTRUDER, 'sec-fetch-site': 'cross-site' } })],
+        [
+          'authorize refuses',
+          () => f.post(answer('s1', rec.requestId), { headers: { ...JSON_TYPE, ...INTRUDER, 'sec-fetch-site': 'cross-site' } }),
+        ],
       ];
       for (const [label, run] of cases) assertError(await run(), { status: 403, code: 'forbidden' }, label);
       f.broken.failing.add('get');
       f.broken.failing.add('claim');
-      assertError(await f.post(answer('s1', rec.requestId), { headers: { ...JSON_TYPE, ...evil } }), { status: 403, code: 'forbidden' }, 'store down');
+      assertError(
+        await f.post(answer('s1', rec.requestId), { headers: { ...JSON_TYPE, ...evil } }),
+        { status: 403, code: 'forbidden' },
+        'store down',
+      );
       assert.deepEqual(f.authorized, []);
       assert.equal(f.broken.calls.length, callsBefore, 'the store is not read for a cross-site request');
     });
 
-    it('row 0: the server\'s own origin, an allowed front-end origin, and a request without browser headers go on', async () => {
+    it("row 0: the server's own origin, an allowed front-end origin, and a request without browser headers go on", async () => {
       await f.close();
       f = await startFixture(hut, { allowedOrigins: ['https://app.example'] });
       const passing: Array<Record<string, string>> = [
@@ -405,7 +541,10 @@ for (const hut of HOSTS) {
         accepted(await f.post(answer(`pass-${i}`, rec.requestId), { headers: { ...JSON_TYPE, ...headers } }), JSON.stringify(headers));
       }
       const rec = await f.ask('still-refused');
-      assertError(await f.post(answer('still-refused', rec.requestId), { headers: { ...JSON_TYPE, origin: 'https://other.example' } }), { status: 403, code: 'forbidden' });
+      assertError(await f.post(answer('still-refused', rec.requestId), { headers: { ...JSON_TYPE, origin: 'https://other.example' } }), {
+        status: 403,
+        code: 'forbidden',
+      });
     });
 
     // -------------------------------------------------------------------------- row 1: not JSON
@@ -413,7 +552,13 @@ for (const hut of HOSTS) {
     it('row 1: a Content-Type that is not JSON is 415 invalid_request without quoting the header; nothing consumed', async () => {
       const rec = await f.ask('s1');
       const body = JSON.stringify(answer('s1', rec.requestId));
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz', `text/x-${CANARY}`, undefined]) {
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=xyz',
+        `text/x-${CANARY}`,
+        undefined,
+      ]) {
         const res = await f.post(body, { headers: type === undefined ? {} : { 'content-type': type } });
         assertError(res, { status: 415, code: 'invalid_request' }, String(type));
         assertRejectedAudit(f, 'invalid_request');
@@ -436,14 +581,11 @@ for (const hut of HOSTS) {
       assertError(res, { status: 415, code: 'invalid_request' });
     });
 
-    it(
-      'row 1 precedes row 3: an empty body declared as text/plain is 415 (the checks run in the table\'s order)',
-      async () => {
-        const rec = await f.ask('s1');
-        assertError(await f.post('', { headers: { 'content-type': 'text/plain' } }), { status: 415, code: 'invalid_request' });
-        assert.equal(await f.statusOf(rec.requestId), 'pending');
-      },
-    );
+    it("row 1 precedes row 3: an empty body declared as text/plain is 415 (the checks run in the table's order)", async () => {
+      const rec = await f.ask('s1');
+      assertError(await f.post('', { headers: { 'content-type': 'text/plain' } }), { status: 415, code: 'invalid_request' });
+      assert.equal(await f.statusOf(rec.requestId), 'pending');
+    });
 
     // ------------------------------------------------------------------------- row 2: too big
 
@@ -453,7 +595,11 @@ for (const hut of HOSTS) {
       assertError(await f.post(big, { headers: JSON_TYPE }), { status: 413, code: 'invalid_request' }, 'content-length');
       assertRejectedAudit(f, 'invalid_request');
       assertError(await f.post(big, { headers: JSON_TYPE, chunked: true }), { status: 413, code: 'invalid_request' }, 'chunked');
-      assertError(await f.post(bodyOfSize('s1', rec.requestId, 4 * BODY_LIMIT), { headers: JSON_TYPE, chunked: true }), { status: 413, code: 'invalid_request' }, 'chunked ×4');
+      assertError(
+        await f.post(bodyOfSize('s1', rec.requestId, 4 * BODY_LIMIT), { headers: JSON_TYPE, chunked: true }),
+        { status: 413, code: 'invalid_request' },
+        'chunked ×4',
+      );
       assert.deepEqual(f.authorized, []);
       assert.equal(await f.statusOf(rec.requestId), 'pending');
       accepted(await f.post(bodyOfSize('s1', rec.requestId, BODY_LIMIT), { headers: JSON_TYPE }), 'exactly 64 KiB');
@@ -516,7 +662,12 @@ for (const hut of HOSTS) {
     it('row 3 limits are inclusive: 50 selections of 128 characters and 8000 characters of customInput are well-formed', async () => {
       const rec = await f.ask('s1', { title: 'Which?', mode: 'multiple', allowCustom: true, options: [{ id: 'a', label: 'A' }] });
       // Well-formed, so it gets past row 3 and is refused by row 10 for its unknown ids instead.
-      const res = await f.post(answer('s1', rec.requestId, { selections: Array.from({ length: 50 }, (_, i) => `${i}`.padStart(128, 'x')), customInput: 'y'.repeat(8000) }));
+      const res = await f.post(
+        answer('s1', rec.requestId, {
+          selections: Array.from({ length: 50 }, (_, i) => `${i}`.padStart(128, 'x')),
+          customInput: 'y'.repeat(8000),
+        }),
+      );
       assertError(res, { status: 422, code: 'invalid_answer', field: 'selections' });
       accepted(await f.post(answer('s1', rec.requestId, { selections: ['a'], customInput: 'y'.repeat(8000) })));
     });
@@ -534,7 +685,7 @@ for (const hut of HOSTS) {
       assert.deepEqual(f.authorized, ['s1', 's1']);
     });
 
-    it('row 4 precedes rows 5–11: a refused caller gets the same 403 whether the question is unknown, another session\'s, closed, expired, not resumable, wrong or unreachable', async () => {
+    it("row 4 precedes rows 5–11: a refused caller gets the same 403 whether the question is unknown, another session's, closed, expired, not resumable, wrong or unreachable", async () => {
       const open1 = await f.ask('s1');
       const other = await f.ask('other');
       const answered = await f.ask('s2');
@@ -581,7 +732,11 @@ for (const hut of HOSTS) {
         receipt: { requestId: answered.requestId, toolCallId: 'call_R', status: 'answered', at: iso(T0 + 1000) },
       });
       f.clock.now = T0 + 1000 + RETENTION_MS;
-      assertError(await f.post(answer('s1', answered.requestId)), { status: 404, code: 'not_found', field: 'requestId' }, 'answered, past retention');
+      assertError(
+        await f.post(answer('s1', answered.requestId)),
+        { status: 404, code: 'not_found', field: 'requestId' },
+        'answered, past retention',
+      );
 
       f.clock.now = T0;
       const swept = await f.ask('s2');
@@ -596,11 +751,23 @@ for (const hut of HOSTS) {
       f.clock.now = swept.expiresAt + 10 + RETENTION_MS - 1;
       assertError(await f.post(answer('s2', swept.requestId)), { status: 410, code: 'expired' }, 'swept, within retention');
       f.clock.now = swept.expiresAt + 10 + RETENTION_MS;
-      assertError(await f.post(answer('s2', swept.requestId)), { status: 404, code: 'not_found', field: 'requestId' }, 'swept, past retention');
-      assertError(await f.post(answer('s3', untouched.requestId)), { status: 404, code: 'not_found', field: 'requestId' }, 'never closed, past expiresAt + retention');
+      assertError(
+        await f.post(answer('s2', swept.requestId)),
+        { status: 404, code: 'not_found', field: 'requestId' },
+        'swept, past retention',
+      );
+      assertError(
+        await f.post(answer('s3', untouched.requestId)),
+        { status: 404, code: 'not_found', field: 'requestId' },
+        'never closed, past expiresAt + retention',
+      );
       assertError(await f.post(answer('s4', late.requestId)), { status: 410, code: 'expired' }, 'closed late, still within its retention');
       f.clock.now = closedLateAt + RETENTION_MS;
-      assertError(await f.post(answer('s4', late.requestId)), { status: 404, code: 'not_found', field: 'requestId' }, 'closed late, past its retention');
+      assertError(
+        await f.post(answer('s4', late.requestId)),
+        { status: 404, code: 'not_found', field: 'requestId' },
+        'closed late, past its retention',
+      );
     });
 
     // ----------------------------------------------------------------- row 6: session mismatch
@@ -619,30 +786,46 @@ for (const hut of HOSTS) {
       assert.equal(f.host.resumed.length, 1);
     });
 
-    it('row 6 precedes rows 7–10: another session learns nothing of the question\'s state (no receipt, no expiry)', async () => {
+    it("row 6 precedes rows 7–10: another session learns nothing of the question's state (no receipt, no expiry)", async () => {
       const answered = await f.ask('owner-a', SINGLE);
       accepted(await f.post(answer('owner-a', answered.requestId)));
-      assertError(await f.post(answer('other', answered.requestId)), { status: 403, code: 'session_mismatch', field: 'sessionId' }, 'answered');
+      assertError(
+        await f.post(answer('other', answered.requestId)),
+        { status: 403, code: 'session_mismatch', field: 'sessionId' },
+        'answered',
+      );
       const open1 = await f.ask('owner-b', SINGLE);
-      assertError(await f.post(answer('other', open1.requestId, { selections: [CANARY] })), { status: 403, code: 'session_mismatch', field: 'sessionId' }, 'invalid answer');
+      assertError(
+        await f.post(answer('other', open1.requestId, { selections: [CANARY] })),
+        { status: 403, code: 'session_mismatch', field: 'sessionId' },
+        'invalid answer',
+      );
       f.host.resumable = false;
-      assertError(await f.post(answer('other', open1.requestId)), { status: 403, code: 'session_mismatch', field: 'sessionId' }, 'not resumable');
+      assertError(
+        await f.post(answer('other', open1.requestId)),
+        { status: 403, code: 'session_mismatch', field: 'sessionId' },
+        'not resumable',
+      );
       f.host.resumable = true;
       f.clock.now = open1.expiresAt + 1;
       assertError(await f.post(answer('other', open1.requestId)), { status: 403, code: 'session_mismatch', field: 'sessionId' }, 'expired');
-      assert.equal(f.host.closedCalls.length, 0, 'the mismatching request does not close the owner\'s question');
+      assert.equal(f.host.closedCalls.length, 0, "the mismatching request does not close the owner's question");
     });
 
     // ---------------------------------------------------------------- row 7: already answered
 
-    it('row 7: already answered is 409 already_answered with the first resolution\'s receipt, whatever the duplicate says or when', async () => {
+    it("row 7: already answered is 409 already_answered with the first resolution's receipt, whatever the duplicate says or when", async () => {
       const rec = await f.ask('s1', SINGLE, 'call_R');
       f.clock.now = T0 + 500;
       accepted(await f.post(answer('s1', rec.requestId)));
       const receipt = { requestId: rec.requestId, toolCallId: 'call_R', status: 'answered', at: iso(T0 + 500) };
       f.clock.now = T0 + 60_000;
       for (const over of [{}, { selections: ['implement'] }, { cancelled: true }, { selections: [CANARY], customInput: CANARY }]) {
-        assertError(await f.post(answer('s1', rec.requestId, over)), { status: 409, code: 'already_answered', receipt }, JSON.stringify(over));
+        assertError(
+          await f.post(answer('s1', rec.requestId, over)),
+          { status: 409, code: 'already_answered', receipt },
+          JSON.stringify(over),
+        );
         assertRejectedAudit(f, 'already_answered');
       }
       assert.equal(f.host.resumed.length, 1, 'no second ToolResult');
@@ -661,27 +844,39 @@ for (const hut of HOSTS) {
       const first = await f.ask('s2', SINGLE, 'call_1st');
       f.clock.now = T0 + 20;
       await f.ask('s2', SINGLE, 'call_2nd');
-      assertError(await f.post(answer('s2', first.requestId)), {
-        status: 409,
-        code: 'already_answered',
-        receipt: { requestId: first.requestId, toolCallId: 'call_1st', status: 'superseded', at: iso(T0 + 20) },
-      }, 'superseded by a new question');
+      assertError(
+        await f.post(answer('s2', first.requestId)),
+        {
+          status: 409,
+          code: 'already_answered',
+          receipt: { requestId: first.requestId, toolCallId: 'call_1st', status: 'superseded', at: iso(T0 + 20) },
+        },
+        'superseded by a new question',
+      );
 
       const third = await f.ask('s3', SINGLE, 'call_3rd');
       f.clock.now = T0 + 30;
       await f.started.kit.supersede('s3');
-      assertError(await f.post(answer('s3', third.requestId, { cancelled: true })), {
-        status: 409,
-        code: 'already_answered',
-        receipt: { requestId: third.requestId, toolCallId: 'call_3rd', status: 'superseded', at: iso(T0 + 30) },
-      }, 'superseded by a new message');
+      assertError(
+        await f.post(answer('s3', third.requestId, { cancelled: true })),
+        {
+          status: 409,
+          code: 'already_answered',
+          receipt: { requestId: third.requestId, toolCallId: 'call_3rd', status: 'superseded', at: iso(T0 + 30) },
+        },
+        'superseded by a new message',
+      );
     });
 
     it('row 7 precedes rows 8–10: an answered question stays 409 with its receipt past expiry, when not resumable, and for a wrong answer', async () => {
       const rec = await f.ask('s1', SINGLE, 'call_P');
       accepted(await f.post(answer('s1', rec.requestId)));
       const receipt = { requestId: rec.requestId, toolCallId: 'call_P', status: 'answered', at: iso(T0) };
-      assertError(await f.post(answer('s1', rec.requestId, { selections: ['nope'] })), { status: 409, code: 'already_answered', receipt }, 'wrong answer');
+      assertError(
+        await f.post(answer('s1', rec.requestId, { selections: ['nope'] })),
+        { status: 409, code: 'already_answered', receipt },
+        'wrong answer',
+      );
       f.host.resumable = false;
       assertError(await f.post(answer('s1', rec.requestId)), { status: 409, code: 'already_answered', receipt }, 'not resumable');
       f.clock.now = rec.expiresAt + 1;
@@ -693,7 +888,11 @@ for (const hut of HOSTS) {
     it('row 8: past expiresAt with nothing closing it yet is 410 expired; the question is closed, audited and its run ended once', async () => {
       const rec = await f.ask('s1', SINGLE, 'call_E');
       f.clock.now = rec.expiresAt;
-      assertError(await f.post(answer('s1', rec.requestId, { selections: [CANARY], customInput: CANARY })), { status: 410, code: 'expired' }, 'at expiresAt');
+      assertError(
+        await f.post(answer('s1', rec.requestId, { selections: [CANARY], customInput: CANARY })),
+        { status: 410, code: 'expired' },
+        'at expiresAt',
+      );
       assertRejectedAudit(f, 'expired');
       const stored = await f.store.get(rec.requestId);
       assert.equal(stored?.resolution?.status, 'expired');
@@ -741,7 +940,10 @@ for (const hut of HOSTS) {
       assertError(res, { status: 409, code: 'not_resumable' });
       assertRejectedAudit(f, 'not_resumable');
       assert.equal(await f.statusOf(rec.requestId), 'pending');
-      assert.deepEqual(f.broken.calls.filter((m) => m === 'claim'), []);
+      assert.deepEqual(
+        f.broken.calls.filter((m) => m === 'claim'),
+        [],
+      );
       f.host.resumable = true;
       accepted(await f.post(answer('s1', rec.requestId)));
     });
@@ -763,12 +965,19 @@ for (const hut of HOSTS) {
           assertError(res, { status: 422, code: 'invalid_answer', field }, JSON.stringify(over));
           assertRejectedAudit(f, 'invalid_answer');
           const entry = f.audit.entries.at(-1)!;
-          for (const id of entry.selections ?? []) assert.ok((rec.form.options ?? []).some((o) => o.id === id), 'audited selections are ids of the form');
+          for (const id of entry.selections ?? [])
+            assert.ok(
+              (rec.form.options ?? []).some((o) => o.id === id),
+              'audited selections are ids of the form',
+            );
         }
         assert.equal(await f.statusOf(rec.requestId), 'pending');
         assert.equal(f.host.resumed.length, 0);
         const frames = accepted(await f.post(answer('s1', rec.requestId, good)));
-        assert.equal((frames[1]!.data as { content: string }).content, JSON.stringify({ selections: good.selections, customInput: good.customInput ?? '', cancelled: false }));
+        assert.equal(
+          (frames[1]!.data as { content: string }).content,
+          JSON.stringify({ selections: good.selections, customInput: good.customInput ?? '', cancelled: false }),
+        );
       });
     }
 
@@ -803,18 +1012,23 @@ for (const hut of HOSTS) {
       f.broken.failing.add('get');
       f.broken.failing.add('claim');
       assertError(await f.post(answer('s1', 'nope')), { status: 400, code: 'invalid_request', field: 'requestId' });
-      assertError(await f.post(answer('s1', rec.requestId), { headers: { ...JSON_TYPE, ...INTRUDER } }), { status: 403, code: 'forbidden' });
+      assertError(await f.post(answer('s1', rec.requestId), { headers: { ...JSON_TYPE, ...INTRUDER } }), {
+        status: 403,
+        code: 'forbidden',
+      });
       assertError(await f.post('x', { headers: { 'content-type': 'text/plain' } }), { status: 415, code: 'invalid_request' });
     });
 
     // ------------------------------------------------------------------------------- exactly once
 
-    it('exactly once: of N concurrent duplicates one gets 200, every other 409 already_answered with the winner\'s receipt', async () => {
+    it("exactly once: of N concurrent duplicates one gets 200, every other 409 already_answered with the winner's receipt", async () => {
       const N = 12;
       const rec = await f.ask('s1', SINGLE, 'call_N');
       f.clock.now = T0 + 77;
       const bodies = Array.from({ length: N }, (_, i) =>
-        i % 3 === 0 ? answer('s1', rec.requestId, { cancelled: true }) : answer('s1', rec.requestId, { selections: [i % 3 === 1 ? 'safe' : 'implement'] }),
+        i % 3 === 0
+          ? answer('s1', rec.requestId, { cancelled: true })
+          : answer('s1', rec.requestId, { selections: [i % 3 === 1 ? 'safe' : 'implement'] }),
       );
       const results = await Promise.all(bodies.map((body) => f.post(body)));
       const winners = results.filter((r) => r.status === 200);
@@ -887,7 +1101,7 @@ for (const hut of HOSTS) {
       assert.equal(res.headers['cache-control'], 'no-store', `${label ?? ''}: refusals are not cached either`);
     };
 
-    it('{ pending: null } for a session that never had a question, and for another session\'s question', async () => {
+    it("{ pending: null } for a session that never had a question, and for another session's question", async () => {
       assert.deepEqual(ok(await f.pending('fresh')), { pending: null });
       await f.ask('someone-else');
       assert.deepEqual(ok(await f.pending('fresh')), { pending: null });
@@ -937,7 +1151,16 @@ for (const hut of HOSTS) {
       const rec = await f.ask('s1', { title: 'Name?', mode: 'text' }, 'call_T');
       f.host.resumable = false;
       assert.deepEqual(ok(await f.pending('s1')), {
-        pending: { id: rec.requestId, toolCallId: 'call_T', sessionId: 's1', title: 'Name?', mode: 'text', expiresAt: iso(T0 + TTL_MS), resumable: false, status: 'pending' },
+        pending: {
+          id: rec.requestId,
+          toolCallId: 'call_T',
+          sessionId: 's1',
+          title: 'Name?',
+          mode: 'text',
+          expiresAt: iso(T0 + TTL_MS),
+          resumable: false,
+          status: 'pending',
+        },
       });
     });
 
@@ -957,7 +1180,17 @@ for (const hut of HOSTS) {
       const rec = await f.ask('s1', SINGLE, 'call_X');
       f.clock.now = rec.expiresAt + 60_000;
       const expected = {
-        pending: { id: rec.requestId, toolCallId: 'call_X', sessionId: 's1', title: SINGLE.title, mode: 'single', options: SINGLE.options, expiresAt: iso(rec.expiresAt), resumable: false, status: 'expired' },
+        pending: {
+          id: rec.requestId,
+          toolCallId: 'call_X',
+          sessionId: 's1',
+          title: SINGLE.title,
+          mode: 'single',
+          options: SINGLE.options,
+          expiresAt: iso(rec.expiresAt),
+          resumable: false,
+          status: 'expired',
+        },
       };
       assert.deepEqual(ok(await f.pending('s1')), expected);
       assert.equal((await f.store.get(rec.requestId))?.resolution?.status, 'expired', 'closed before the answer was written');
@@ -1037,7 +1270,7 @@ for (const hut of HOSTS) {
   });
 
   describe(`${hut.name}: prefix`, () => {
-    it('serves both routes under the kit\'s prefix', async () => {
+    it("serves both routes under the kit's prefix", async () => {
       const f = await startFixture(hut, { prefix: '/agent/v2' });
       try {
         assert.equal(f.continueUrl, `${f.url}/agent/v2/chat/continue`);

@@ -6,7 +6,16 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import assert from 'node:assert/strict';
-import { memoryAuditLogger, openStore, StoreUnavailableError, type InteractionRecord, type PendingStore, type ResumeContext, type ClosedContext, type RunHost } from '../../../plugin/index.js';
+import {
+  memoryAuditLogger,
+  openStore,
+  StoreUnavailableError,
+  type InteractionRecord,
+  type PendingStore,
+  type ResumeContext,
+  type ClosedContext,
+  type RunHost,
+} from '../../../plugin/index.js';
 import type { HostStartOptions, HostUnderTest, StartedHost } from './host.js';
 
 /** Sent in customInput, selections and malformed ids; must never come back in an error body or audit entry. */
@@ -238,7 +247,17 @@ export async function startFixture(hut: HostUnderTest, options: FixtureOptions =
   const authorized: string[] = [];
   const errors: unknown[] = [];
   const startOptions: HostStartOptions = {
-    kit: { store: broken.store, host, now, logger: audit, ttlMs: TTL_MS, heartbeatMs: 0, expiryTimers: false, prefix: options.prefix ?? '/api', onError: (err) => void errors.push(err) },
+    kit: {
+      store: broken.store,
+      host,
+      now,
+      logger: audit,
+      ttlMs: TTL_MS,
+      heartbeatMs: 0,
+      expiryTimers: false,
+      prefix: options.prefix ?? '/api',
+      onError: (err) => void errors.push(err),
+    },
     // Async on purpose: an adapter must await the policy, not test the promise for truthiness.
     authorize: async (caller, sessionId) => {
       authorized.push(sessionId);
@@ -280,7 +299,9 @@ export async function startFixture(hut: HostUnderTest, options: FixtureOptions =
     },
     async post(body, opts = {}) {
       const headers = { ...(typeof body === 'string' ? {} : JSON_TYPE), ...opts.headers };
-      return keep(await send(continueUrl, { ...opts, method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }));
+      return keep(
+        await send(continueUrl, { ...opts, method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      );
     },
     async pending(sessionId, headers = {}) {
       return keep(await send(f.pendingUrl(sessionId), { headers }));

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { checkAnswer, isCalendarDate, isFiniteDecimal, isRelativePath, type FormShape } from '../../../plugin/contract/answer-rules.js';
 
 const opts = [{ id: 'a' }, { id: 'b' }, { id: 'c' }];
-const ok = (form: FormShape, selections: string[], customInput = '') =>
-  checkAnswer(form, { selections, customInput, cancelled: false });
+const ok = (form: FormShape, selections: string[], customInput = '') => checkAnswer(form, { selections, customInput, cancelled: false });
 const problem = (form: FormShape, selections: string[], customInput = '') => {
   const r = ok(form, selections, customInput);
   return r.ok ? 'ok' : r.problem;

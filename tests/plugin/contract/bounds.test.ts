@@ -10,7 +10,11 @@ import { checkAnswer, codePointLength, type FormShape } from '../../../plugin/co
 import { dropNullBounds } from '../../../plugin/contract/bounds.js';
 import { askUserParameters } from '../../../plugin/contract/tool-definition.js';
 
-const OPTS = [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }, { id: 'c', label: 'C' }];
+const OPTS = [
+  { id: 'a', label: 'A' },
+  { id: 'b', label: 'B' },
+  { id: 'c', label: 'C' },
+];
 
 /** The problems of a call, as `path: message`; `[]` when valid. */
 const problems = (args: Record<string, unknown>): string[] => {
@@ -21,7 +25,10 @@ const valid = (args: Record<string, unknown>) => assert.deepEqual(problems(args)
 const invalid = (args: Record<string, unknown>, field: string, message?: RegExp) => {
   const p = problems(args);
   assert.ok(p.length > 0, `refused: ${JSON.stringify(args)}`);
-  assert.ok(p.some((line) => line.startsWith(`${field}: `) && (!message || message.test(line))), `${JSON.stringify(args)} names ${field}: ${p.join(' | ')}`);
+  assert.ok(
+    p.some((line) => line.startsWith(`${field}: `) && (!message || message.test(line))),
+    `${JSON.stringify(args)} names ${field}: ${p.join(' | ')}`,
+  );
 };
 
 const answer = (form: FormShape, customInput: string, selections: string[] = []) => {
@@ -56,7 +63,7 @@ test('a field on a mode that has no use for it is refused, naming the field', ()
   invalid({ title: 'Q', mode: 'toggle', options: OPTS, step: 1 }, 'step');
 });
 
-test('placeholder, minLength and maxLength on a choice question need allowCustom (they are the Other box\'s)', () => {
+test("placeholder, minLength and maxLength on a choice question need allowCustom (they are the Other box's)", () => {
   for (const field of ['placeholder', 'minLength', 'maxLength']) {
     const value = field === 'placeholder' ? 'Other…' : 2;
     invalid({ title: 'Q', mode: 'multiple', options: OPTS, [field]: value }, field, /needs allowCustom: true/);
@@ -92,7 +99,11 @@ test('min > max, minLength > maxLength, minSelections > maxSelections or more th
   invalid({ title: 'Q', mode: 'number', min: 0.30000000000000004, max: 0.3 }, 'min', /greater than max/);
   invalid({ title: 'Q', mode: 'date', min: '2026-12-31', max: '2026-12-01' }, 'min', /greater than max/);
   invalid({ title: 'Q', mode: 'text', minLength: 5, maxLength: 4 }, 'minLength', /greater than maxLength/);
-  invalid({ title: 'Q', mode: 'multiple', options: OPTS, minSelections: 3, maxSelections: 2 }, 'minSelections', /greater than maxSelections/);
+  invalid(
+    { title: 'Q', mode: 'multiple', options: OPTS, minSelections: 3, maxSelections: 2 },
+    'minSelections',
+    /greater than maxSelections/,
+  );
   invalid({ title: 'Q', mode: 'multiple', options: OPTS, minSelections: 4 }, 'minSelections', /more than the 3 options/);
   invalid({ title: 'Q', mode: 'toggle', options: OPTS, maxSelections: 4 }, 'maxSelections', /more than the 3 options/);
   invalid({ title: 'Q', mode: 'toggle', options: OPTS, minSelections: 0 }, 'minSelections', /at least 1/);
@@ -119,14 +130,36 @@ test('a default that names an unknown id or breaks a bound is refused', () => {
 
 test('a refused call names each broken field', () => {
   const p = problems({ title: 'Q', mode: 'number', min: '1', max: '5' });
-  assert.ok(p.some((l) => l.startsWith('min: ')), p.join(' | '));
-  assert.ok(p.some((l) => l.startsWith('max: ')), p.join(' | '));
+  assert.ok(
+    p.some((l) => l.startsWith('min: ')),
+    p.join(' | '),
+  );
+  assert.ok(
+    p.some((l) => l.startsWith('max: ')),
+    p.join(' | '),
+  );
   const q = problems({ title: 'Q', mode: 'multiple', options: OPTS, minSelections: 3, maxSelections: 2, min: 1 });
-  assert.deepEqual(q.map((l) => l.split(':')[0]), ['min'], 'a field on the wrong mode is reported before the values are compared');
+  assert.deepEqual(
+    q.map((l) => l.split(':')[0]),
+    ['min'],
+    'a field on the wrong mode is reported before the values are compared',
+  );
 });
 
 test('null counts as absent for a §9.1 field (strict tool calling sends unused fields as null)', () => {
-  const args = { title: 'Q', mode: 'text', placeholder: null, default: null, min: null, max: null, step: null, minLength: null, maxLength: null, minSelections: null, maxSelections: null };
+  const args = {
+    title: 'Q',
+    mode: 'text',
+    placeholder: null,
+    default: null,
+    min: null,
+    max: null,
+    step: null,
+    minLength: null,
+    maxLength: null,
+    minSelections: null,
+    maxSelections: null,
+  };
   const cleaned = dropNullBounds(args);
   assert.deepEqual(cleaned, { title: 'Q', mode: 'text' });
   valid(cleaned);
@@ -185,7 +218,8 @@ test('property: with step 0.1 every k/10 is on the grid and every k/100 that is 
     fc.property(fc.integer({ min: -1_000_000, max: 1_000_000 }), (k) => {
       const tenth = `${k < 0 ? '-' : ''}${Math.floor(Math.abs(k) / 10)}.${Math.abs(k) % 10}`;
       assert.equal(answer({ mode: 'number', step: 0.1 }, tenth), 'ok', tenth);
-      if (k % 10 !== 0) assert.equal(answer({ mode: 'number', step: 0.1 }, `${(k / 1000).toFixed(3).slice(0, -1)}5`), 'customInput/off_step');
+      if (k % 10 !== 0)
+        assert.equal(answer({ mode: 'number', step: 0.1 }, `${(k / 1000).toFixed(3).slice(0, -1)}5`), 'customInput/off_step');
     }),
     { numRuns: 300 },
   );

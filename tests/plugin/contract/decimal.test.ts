@@ -32,7 +32,8 @@ test('parses the spellings of a finite decimal and normalises them', () => {
   assert.deepEqual(dec('-0.000'), { sign: 0, digits: 0n, exp: 0 });
   assert.deepEqual(dec(0.1), { sign: 1, digits: 1n, exp: -1 }, 'a JSON number is read as its shortest spelling');
   assert.deepEqual(dec(1e-7), { sign: 1, digits: 1n, exp: -7 });
-  for (const bad of ['', '.', '-', 'e5', '0x10', 'NaN', '1,5', '1 2', Infinity, NaN]) assert.equal(parseDecimal(bad), undefined, String(bad));
+  for (const bad of ['', '.', '-', 'e5', '0x10', 'NaN', '1,5', '1 2', Infinity, NaN])
+    assert.equal(parseDecimal(bad), undefined, String(bad));
 });
 
 test('the classic binary traps are exact here', () => {

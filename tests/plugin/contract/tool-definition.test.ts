@@ -30,7 +30,16 @@ test('argument rules of contract §1', () => {
   assert.ok(!ok({ title: ' ', mode: 'text' }));
   assert.ok(!ok({ title: 'Q', mode: 'single' }));
   assert.ok(!ok({ title: 'Q', mode: 'single', options: [] }));
-  assert.ok(!ok({ title: 'Q', mode: 'toggle', options: [{ id: 'a', label: 'A' }, { id: 'a', label: 'B' }] }));
+  assert.ok(
+    !ok({
+      title: 'Q',
+      mode: 'toggle',
+      options: [
+        { id: 'a', label: 'A' },
+        { id: 'a', label: 'B' },
+      ],
+    }),
+  );
   assert.ok(!ok({ title: 'Q', mode: 'multiple', options: Array.from({ length: 51 }, (_, i) => ({ id: `o${i}`, label: 'x' })) }));
   assert.ok(!ok({ title: 'Q', mode: 'voice' }));
 });
@@ -40,7 +49,10 @@ test('ToolResult content is exact JSON with keys in contract order', () => {
     answerToolResultText({ selections: ['safe', '中'], customInput: 'a "b"\n', cancelled: false }),
     '{"selections":["safe","中"],"customInput":"a \\"b\\"\\n","cancelled":false}',
   );
-  assert.equal(answerToolResultText({ selections: ['x'], customInput: 'y', cancelled: true }), '{"selections":[],"customInput":"","cancelled":true}');
+  assert.equal(
+    answerToolResultText({ selections: ['x'], customInput: 'y', cancelled: true }),
+    '{"selections":[],"customInput":"","cancelled":true}',
+  );
   assert.equal(closedToolResultText('expired'), '{"selections":[],"customInput":"","cancelled":true,"reason":"expired"}');
 });
 

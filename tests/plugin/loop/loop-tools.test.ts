@@ -18,7 +18,11 @@ async function makeLoop(turns: TurnScript[], options: Partial<AgentRuntimeOption
   const model = await startScriptedModel({ turns });
   const base = await openStore('memory');
   const store = wrapStore ? wrapStore(base) : base;
-  const kit = createAskUserKit({ store, logger: memoryAuditLogger(), runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', ...options }) });
+  const kit = createAskUserKit({
+    store,
+    logger: memoryAuditLogger(),
+    runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', ...options }),
+  });
   const loop = kit.runtime;
   const chat = async (sessionId: string, message: string): Promise<RecordingSink> => {
     const sse = recordingSink();
@@ -28,7 +32,8 @@ async function makeLoop(turns: TurnScript[], options: Partial<AgentRuntimeOption
   return { model, store, loop, kit, chat, close: async () => (await kit.close(), await model.close(), await base.close()) };
 }
 
-const kinds = (s: RecordingSink) => s.events.map((e) => e.event).filter((e, i, a) => !(e === 'message_delta' && a[i - 1] === 'message_delta'));
+const kinds = (s: RecordingSink) =>
+  s.events.map((e) => e.event).filter((e, i, a) => !(e === 'message_delta' && a[i - 1] === 'message_delta'));
 const results = (s: RecordingSink) => s.events.filter((e) => e.event === 'tool_result').map((e) => e.data);
 
 test('the paused state is in the store before user_input_required is written', async (t) => {
@@ -58,7 +63,12 @@ test('the paused state is in the store before user_input_required is written', a
 test('an unknown tool and bad JSON arguments become error tool messages and the loop goes on', async (t) => {
   const h = await makeLoop(
     [
-      { toolCalls: [{ id: 'call_u', name: 'no_such_tool', arguments: {} }, { id: 'call_j', name: 'echo', arguments: '{"x": tru' }] },
+      {
+        toolCalls: [
+          { id: 'call_u', name: 'no_such_tool', arguments: {} },
+          { id: 'call_j', name: 'echo', arguments: '{"x": tru' },
+        ],
+      },
       { text: 'recovered' },
     ],
     { tools: [{ name: 'echo', description: 'echo', parameters: { type: 'object' }, run: (a) => JSON.stringify(a) }] },
@@ -74,7 +84,10 @@ test('an unknown tool and bad JSON arguments become error tool messages and the 
   assert.match(badJson.content, /not valid JSON/);
   assert.deepEqual(sse.events.at(-1)!.data, { reason: 'completed' });
   const sent = h.model.requests[1]!.messages;
-  assert.deepEqual(sent.slice(-2).map((m) => m.tool_call_id), ['call_u', 'call_j']);
+  assert.deepEqual(
+    sent.slice(-2).map((m) => m.tool_call_id),
+    ['call_u', 'call_j'],
+  );
 });
 
 test('invalid ask_user arguments never reach the user: the model gets an error ToolResult and may ask again', async (t) => {
@@ -157,7 +170,10 @@ test('the host allow-list decides whether ask_user is offered; an unoffered call
 
   h.model.enqueue({ text: 'hi' });
   await h.chat('allowed', 'go');
-  assert.deepEqual(h.model.requests[2]!.tools!.map((x) => x.function.name), ['ask_user']);
+  assert.deepEqual(
+    h.model.requests[2]!.tools!.map((x) => x.function.name),
+    ['ask_user'],
+  );
 });
 
 test('a client that leaves mid-stream stops the run and frees the session', async (t) => {

@@ -25,7 +25,15 @@ test(`${SESSIONS} sessions pausing at once: every one shows its card and is in t
   const dir = mkdtempSync(join(tmpdir(), 'ask-user-burst-'));
   const store = await openStore(`sqlite://${join(dir, 'burst.db')}`);
   const errors: unknown[] = [];
-  const kit = createAskUserKit({ store, logger: memoryAuditLogger(), runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', onError: (e) => errors.push(e) }) });
+  const kit = createAskUserKit({
+    store,
+    logger: memoryAuditLogger(),
+    runtime: agentRuntime({
+      client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }),
+      model: 'm',
+      onError: (e) => errors.push(e),
+    }),
+  });
   const loop = kit.runtime;
   t.after(async () => (await kit.close(), await model.close(), await store.close(), rmSync(dir, { recursive: true, force: true })));
   const sinks = await Promise.all(
@@ -36,7 +44,11 @@ test(`${SESSIONS} sessions pausing at once: every one shows its card and is in t
     }),
   );
   const ends = sinks.map((s) => JSON.stringify(s.events.at(-1)?.data));
-  assert.deepEqual(ends.filter((e) => e !== '{"reason":"paused"}'), [], 'every run paused');
+  assert.deepEqual(
+    ends.filter((e) => e !== '{"reason":"paused"}'),
+    [],
+    'every run paused',
+  );
   assert.equal(sinks.filter((s) => s.events.some((e) => e.event === 'user_input_required')).length, SESSIONS);
   assert.deepEqual(errors, []);
   assert.equal((await new PausedIndex(store).list()).length, SESSIONS, 'the index lists every paused run');

@@ -25,7 +25,11 @@ test('a run that pauses during a roll-forward’s index removal stays in the ind
       return async (key: string) => {
         if (key === 'runs:paused' && !raced) {
           raced = true;
-          await states.update('s', (cur) => ({ ...cur!, status: 'paused', paused: { requestId: 'ask_xxxxxxxxxxxxxxxxxxxxxx', toolCallId: 'c1', round: 1 } }));
+          await states.update('s', (cur) => ({
+            ...cur!,
+            status: 'paused',
+            paused: { requestId: 'ask_xxxxxxxxxxxxxxxxxxxxxx', toolCallId: 'c1', round: 1 },
+          }));
           await index.add('s');
         }
         return (value as PendingStore['getState']).call(target, key);

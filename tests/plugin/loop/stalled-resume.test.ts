@@ -27,7 +27,12 @@ const ANSWER = { selections: ['safe'], customInput: 'go', cancelled: false };
 
 function instance(store: PendingStore, model: ScriptedModel, options: Partial<AgentRuntimeOptions> = {}) {
   const audit = memoryAuditLogger();
-  const kit = createAskUserKit({ store, logger: audit, expiryTimers: false, runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', ...options }) });
+  const kit = createAskUserKit({
+    store,
+    logger: audit,
+    expiryTimers: false,
+    runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', ...options }),
+  });
   const loop = kit.runtime;
   return { loop, kit, audit };
 }
@@ -65,7 +70,10 @@ test('died right after the claim: a sweep writes the ToolResult, audits it, and 
   assert.equal(run?.messages.at(-1)?.role, 'assistant', 'the continuation is in the history');
   assert.match(String(run?.messages.at(-1)?.content), /"customInput":"go"/);
   assert.deepEqual(await new PausedIndex(store).list(), [], 'nothing left for a sweep');
-  assert.deepEqual(next.audit.entries.filter((e) => e.event === 'answered').map((e) => [e.requestId, e.recovered]), [[requestId, true]]);
+  assert.deepEqual(
+    next.audit.entries.filter((e) => e.event === 'answered').map((e) => [e.requestId, e.recovered]),
+    [[requestId, true]],
+  );
   assert.equal((await next.loop.sweep()).resumed, 0, 'a second sweep finds nothing to continue');
   assert.equal(deliveries(model.requests, 'ask-claim').length, 1);
 });
@@ -132,7 +140,9 @@ test('sweeps run one at a time, one failing session does not stop the others, an
       const value = Reflect.get(target, p, receiver) as unknown;
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) =>
-        p === 'getState' && args[0] === 'run:s-broken' ? Promise.reject(new Error('unreadable run')) : (value as (...a: unknown[]) => unknown).apply(target, args);
+        p === 'getState' && args[0] === 'run:s-broken'
+          ? Promise.reject(new Error('unreadable run'))
+          : (value as (...a: unknown[]) => unknown).apply(target, args);
     },
   }) as PendingStore;
   const errors: unknown[] = [];
@@ -143,5 +153,15 @@ test('sweeps run one at a time, one failing session does not stop the others, an
   const report = await a;
   assert.equal(report.resumed, 1, 's-ok was continued');
   assert.equal(errors.length, 1, 'the broken session was logged');
-  assert.throws(() => createAgentLoop({ client: new OpenAI({ apiKey: 't', baseURL: model.baseURL }), model: 'm', store: inner, resumeStalledAfterMs: 3000, coordinator: createAskUserKit({ store: inner }) }), /resumeStalledAfterMs/);
+  assert.throws(
+    () =>
+      createAgentLoop({
+        client: new OpenAI({ apiKey: 't', baseURL: model.baseURL }),
+        model: 'm',
+        store: inner,
+        resumeStalledAfterMs: 3000,
+        coordinator: createAskUserKit({ store: inner }),
+      }),
+    /resumeStalledAfterMs/,
+  );
 });

@@ -10,7 +10,10 @@ test('interleaved deltas of parallel calls are joined per index', () => {
   const acc = new ToolCallAccumulator();
   acc.add([{ index: 1, id: 'call_b', type: 'function', function: { name: 'b', arguments: '' } }]);
   acc.add([{ index: 0, id: 'call_a', type: 'function', function: { name: 'a', arguments: '{"x"' } }]);
-  acc.add([{ index: 1, function: { arguments: '{"y":' } }, { index: 0, function: { arguments: ':1}' } }]);
+  acc.add([
+    { index: 1, function: { arguments: '{"y":' } },
+    { index: 0, function: { arguments: ':1}' } },
+  ]);
   acc.add([{ index: 1, function: { arguments: '2}' } }]);
   assert.deepEqual(acc.finish(), [
     { id: 'call_a', name: 'a', arguments: '{"x":1}' },
@@ -67,7 +70,13 @@ test('without ids, a second name after complete arguments is a second call; a re
   acc.add([{ function: { name: 'x', arguments: '{"a":' } }]);
   acc.add([{ function: { name: 'x', arguments: '1}' } }]);
   acc.add([{ function: { name: 'y', arguments: '{}' } }]);
-  assert.deepEqual(acc.finish().map((c) => [c.name, c.arguments]), [['x', '{"a":1}'], ['y', '{}']]);
+  assert.deepEqual(
+    acc.finish().map((c) => [c.name, c.arguments]),
+    [
+      ['x', '{"a":1}'],
+      ['y', '{}'],
+    ],
+  );
 });
 
 test('ids that are empty, repeated in a turn or already in the history are replaced, in order', () => {
@@ -79,7 +88,10 @@ test('ids that are empty, repeated in a turn or already in the history are repla
     { id: ' ', name: 'd', arguments: '' },
   ];
   const out = withUsableIds(calls, history);
-  assert.deepEqual(out.map((c) => c.name), ['a', 'b', 'c', 'd']);
+  assert.deepEqual(
+    out.map((c) => c.name),
+    ['a', 'b', 'c', 'd'],
+  );
   assert.equal(out[1]!.id, 'same');
   assert.equal(new Set([...out.map((c) => c.id), 'old']).size, 5, 'all distinct and none reuses the history');
 });

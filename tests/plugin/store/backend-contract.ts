@@ -37,14 +37,20 @@ export function backendContract(name: string, openBackend: () => Promise<Backend
       assert.equal(await backend.swap({ key: k, expect: { kind: 'raw', raw: 'w' }, next: null, deadline: soon() }), false);
       assert.equal(await backend.swap({ key: k, expect: { kind: 'raw', raw: 'v' }, next: null, deadline: soon() }), true);
       assert.equal(await backend.read(k), undefined);
-      assert.equal(await backend.swap({ key: k, expect: { kind: 'raw', raw: 'v' }, next: 'again', deadline: soon() }), false, 'no row matches no raw value');
+      assert.equal(
+        await backend.swap({ key: k, expect: { kind: 'raw', raw: 'v' }, next: 'again', deadline: soon() }),
+        false,
+        'no row matches no raw value',
+      );
     });
 
     it('gives one true to 50 concurrent swaps from the same expectation', async () => {
       const k = key();
       await backend.swap({ key: k, expect: { kind: 'any' }, next: 'start', deadline: soon() });
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => backend.swap({ key: k, expect: { kind: 'raw', raw: 'start' }, next: `w${i}`, deadline: soon() })),
+        Array.from({ length: 50 }, (_, i) =>
+          backend.swap({ key: k, expect: { kind: 'raw', raw: 'start' }, next: `w${i}`, deadline: soon() }),
+        ),
       );
       assert.equal(results.filter(Boolean).length, 1);
       assert.equal(await backend.read(k), `w${results.indexOf(true)}`);

@@ -70,9 +70,20 @@ async function race(url: string) {
 }
 
 function assertOneWinner({ reports, stored }: Awaited<ReturnType<typeof race>>) {
-  assert.deepEqual(reports.flatMap((r) => r.other), [], 'no claim failed or saw another outcome');
-  assert.equal(reports.reduce((n, r) => n + r.ok, 0), 1, `exactly one ok across processes: ${JSON.stringify(reports)}`);
-  assert.equal(reports.reduce((n, r) => n + r.alreadyResolved, 0), PROCESSES * CLAIMS_EACH - 1);
+  assert.deepEqual(
+    reports.flatMap((r) => r.other),
+    [],
+    'no claim failed or saw another outcome',
+  );
+  assert.equal(
+    reports.reduce((n, r) => n + r.ok, 0),
+    1,
+    `exactly one ok across processes: ${JSON.stringify(reports)}`,
+  );
+  assert.equal(
+    reports.reduce((n, r) => n + r.alreadyResolved, 0),
+    PROCESSES * CLAIMS_EACH - 1,
+  );
   const winner = reports.find((r) => r.ok === 1)?.winner;
   assert.equal(stored?.resolution?.answer.customInput, winner, "the stored answer is the winner's");
 }

@@ -11,7 +11,11 @@ describe('parseStoreUrl', () => {
     assert.deepEqual(parseStoreUrl('memory'), { kind: 'memory' });
     assert.deepEqual(parseStoreUrl('sqlite://.data/ask-user.db'), { kind: 'sqlite', file: '.data/ask-user.db' });
     assert.deepEqual(parseStoreUrl('sqlite:///var/lib/app/x.db'), { kind: 'sqlite', file: '/var/lib/app/x.db' });
-    assert.deepEqual(parseStoreUrl('redis://127.0.0.1:6379'), { kind: 'redis', url: 'redis://127.0.0.1:6379', label: 'redis://127.0.0.1:6379' });
+    assert.deepEqual(parseStoreUrl('redis://127.0.0.1:6379'), {
+      kind: 'redis',
+      url: 'redis://127.0.0.1:6379',
+      label: 'redis://127.0.0.1:6379',
+    });
     assert.equal(parseStoreUrl('rediss://cache.internal:6380/2').kind, 'redis');
   });
 
@@ -26,7 +30,8 @@ describe('parseStoreUrl', () => {
     }
     assert.throws(
       () => parseStoreUrl('mongodb://user:hunter2@db/x'),
-      (e: unknown) => e instanceof StoreError && /memory, sqlite:\/\/<file path>, redis:\/\//.test(e.message) && !e.message.includes('hunter2'),
+      (e: unknown) =>
+        e instanceof StoreError && /memory, sqlite:\/\/<file path>, redis:\/\//.test(e.message) && !e.message.includes('hunter2'),
     );
   });
 });

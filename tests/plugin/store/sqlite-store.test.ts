@@ -53,14 +53,23 @@ describe('sqlite backend specifics', () => {
     const backend = await openSqliteBackend(file, { timeoutMs: 1500, sweepEveryMs: 20 });
     const store = createKeyedStore(backend, { namespace: 'sweep' });
     // Straight through the backend: the store itself pads physical TTLs by a minute.
-    await backend.swap({ key: 'sweep:state:short', expect: { kind: 'any' }, next: encodeEnvelope(1, 30), ttlMs: 30, deadline: Date.now() + 1000 });
+    await backend.swap({
+      key: 'sweep:state:short',
+      expect: { kind: 'any' },
+      next: encodeEnvelope(1, 30),
+      ttlMs: 30,
+      deadline: Date.now() + 1000,
+    });
     await store.putState('long', 2);
     const deadline = Date.now() + 5000;
     while ((await rows(file)).some((r) => r.key === 'sweep:state:short')) {
       assert.ok(Date.now() < deadline, 'the sweep never removed the expired row');
       await new Promise((r) => setTimeout(r, 20));
     }
-    assert.deepEqual((await rows(file)).map((r) => r.key), ['sweep:state:long']);
+    assert.deepEqual(
+      (await rows(file)).map((r) => r.key),
+      ['sweep:state:long'],
+    );
     await store.close();
   });
 

@@ -57,11 +57,20 @@ export function storeContract(backend: string, factory: StoreFactory): void {
       const record = pendingRecord();
       await store.create(record);
       await store.create(structuredClone(record));
-      await assert.rejects(store.create({ ...record, toolCallId: 'call_other' }), (e: unknown) => e instanceof StoreError && e.code === 'duplicate_request_id');
-      await assert.rejects(store.create({ ...record, sessionId: 'other-session' }), (e: unknown) => e instanceof StoreError && e.code === 'duplicate_request_id');
+      await assert.rejects(
+        store.create({ ...record, toolCallId: 'call_other' }),
+        (e: unknown) => e instanceof StoreError && e.code === 'duplicate_request_id',
+      );
+      await assert.rejects(
+        store.create({ ...record, sessionId: 'other-session' }),
+        (e: unknown) => e instanceof StoreError && e.code === 'duplicate_request_id',
+      );
       assert.equal(await store.currentOf('other-session'), undefined, 'a refused create leaves session pointers alone');
       assert.deepEqual(await store.currentOf(record.sessionId), record);
-      await assert.rejects(store.create({ ...pendingRecord(), status: 'answered' }), (e: unknown) => e instanceof StoreError && e.code === 'invalid_record');
+      await assert.rejects(
+        store.create({ ...pendingRecord(), status: 'answered' }),
+        (e: unknown) => e instanceof StoreError && e.code === 'invalid_record',
+      );
     });
 
     it('lets exactly one claim win and stores the answer inside the record', async () => {
@@ -171,14 +180,20 @@ export function storeContract(backend: string, factory: StoreFactory): void {
       clock = record.expiresAt + RETENTION;
       assert.equal(await store.get(record.requestId), undefined);
       assert.equal(await store.currentOf(record.sessionId), undefined);
-      assert.deepEqual(await store.claim(record.requestId, closedAs('expired', clock), { allowExpired: true }), { ok: false, reason: 'not_found' });
+      assert.deepEqual(await store.claim(record.requestId, closedAs('expired', clock), { allowExpired: true }), {
+        ok: false,
+        reason: 'not_found',
+      });
     });
 
     it('marks the ToolResult written, idempotently, and only on a resolved interaction', async () => {
       const store = await open();
       const record = pendingRecord();
       await store.create(record);
-      await assert.rejects(store.markToolResultWritten(record.requestId), (e: unknown) => e instanceof StoreError && e.code === 'not_resolved');
+      await assert.rejects(
+        store.markToolResultWritten(record.requestId),
+        (e: unknown) => e instanceof StoreError && e.code === 'not_resolved',
+      );
       await store.claim(record.requestId, answered(['sqlite']));
       assert.equal((await store.get(record.requestId))?.toolResultWritten, undefined, 'a fresh claim still needs rolling forward');
       await Promise.all([store.markToolResultWritten(record.requestId), store.markToolResultWritten(record.requestId)]);

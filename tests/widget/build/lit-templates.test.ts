@@ -4,14 +4,20 @@ import assert from 'node:assert/strict';
 import { collapseCss, collapseHtml, minifyLitTemplates } from '../../../widget/build/lit-templates.js';
 
 test('html: indentation next to tags and template ends goes; between attributes it is one space; written spaces stay', () => {
-  assert.equal(collapseHtml('\n  <div class="a"\n    id="b">\n    text  here\n  </div>\n', true, true), '<div class="a" id="b">text  here</div>');
+  assert.equal(
+    collapseHtml('\n  <div class="a"\n    id="b">\n    text  here\n  </div>\n', true, true),
+    '<div class="a" id="b">text  here</div>',
+  );
   assert.equal(collapseHtml(' ${x} ', false, false), ' ${x} ');
   assert.equal(collapseHtml('\n  ', false, false), ' ', 'between two expressions a line break is one space, not nothing');
   assert.equal(collapseHtml('\n  <b>\n', false, false), '<b>', 'next to a tag it goes');
 });
 
 test('css: comments and layout whitespace go; spaces between tokens stay', () => {
-  assert.equal(collapseCss('/* why */\n  :host {\n    margin: 0 auto;\n    color: red;\n  }\n  a > b { x: y }'), ':host{margin:0 auto;color:red}a>b{x:y}');
+  assert.equal(
+    collapseCss('/* why */\n  :host {\n    margin: 0 auto;\n    color: red;\n  }\n  a > b { x: y }'),
+    ':host{margin:0 auto;color:red}a>b{x:y}',
+  );
 });
 
 test("the plugin rewrites only html and css templates of the widget's own modules", () => {

@@ -20,11 +20,18 @@ test("the widget's own members are renamed the same in every chunk; one written 
   try {
     writeFileSync(join(dir, 'card.ts'), 'class C { _phase = 1; _render() { return this._phase; } }');
     const plugin = manglePrivateMembers(dir + '/');
-    const generate = plugin.generateBundle as (options: unknown, bundle: Record<string, { type: string; fileName: string; code: string }>) => void;
+    const generate = plugin.generateBundle as (
+      options: unknown,
+      bundle: Record<string, { type: string; fileName: string; code: string }>,
+    ) => void;
     const bundle = bundleWith('class C { constructor() { this._phase = 1; } _render() { return this._phase; } }');
     generate({}, bundle);
     assert.doesNotMatch(bundle['x.js']!.code, /_phase|_render/);
-    assert.equal(bundle['x.js']!.code, 'class C{constructor(){this._a=1}_b(){return this._a}}', 'each name shortened the same way everywhere');
+    assert.equal(
+      bundle['x.js']!.code,
+      'class C{constructor(){this._a=1}_b(){return this._a}}',
+      'each name shortened the same way everywhere',
+    );
     assert.throws(() => generate({}, bundleWith('const k = "_phase"; class C { _phase = 1 }')), /written as a string/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

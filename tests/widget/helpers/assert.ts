@@ -22,7 +22,8 @@ function deepEqualValues(a: unknown, b: unknown): boolean {
   const kb = Object.keys(b as object);
   if (ka.length !== kb.length) return false;
   return ka.every(
-    (k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqualValues((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    (k) =>
+      Object.prototype.hasOwnProperty.call(b, k) && deepEqualValues((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
   );
 }
 

@@ -62,7 +62,9 @@ export function describeBuiltBundle(file: string, { selfContained }: { selfConta
     before(async () => {
       const response = await fetch(url);
       if (!response.ok) {
-        throw new Error(`${url} is missing (HTTP ${response.status}): run \`npx vite build\` (or \`npm run build\`) before the browser tests.`);
+        throw new Error(
+          `${url} is missing (HTTP ${response.status}): run \`npx vite build\` (or \`npm run build\`) before the browser tests.`,
+        );
       }
       source = await response.text();
       mod = (await import(/* @vite-ignore */ url)) as BuiltModule;
@@ -92,8 +94,14 @@ export function describeBuiltBundle(file: string, { selfContained }: { selfConta
         const shadow = root(card);
         equal(shadow.querySelector('legend')?.textContent?.trim(), '请选择执行方式');
         const radios = [...shadow.querySelectorAll<HTMLInputElement>('input[type="radio"]')];
-        deepEqual(radios.map((r) => r.value), ['safe', 'fast']);
-        ok(radios.every((r) => r.name === radios[0]!.name), 'the radios form one group');
+        deepEqual(
+          radios.map((r) => r.value),
+          ['safe', 'fast'],
+        );
+        ok(
+          radios.every((r) => r.name === radios[0]!.name),
+          'the radios form one group',
+        );
         ok(shadow.querySelector('[part~="submit-button"]'), 'a submit button');
       } finally {
         card.remove();
@@ -148,7 +156,9 @@ export function describeBuiltBundle(file: string, { selfContained }: { selfConta
         await card.updateComplete;
         shadow.querySelector<HTMLButtonElement>('[part~="submit-button"]')!.click();
         const event = await continued;
-        deepEqual(posted, ['/agent/chat/continue {"sessionId":"sess-1","requestId":"ask_FFFFFFFFFFFFFFFFFFFFFF","selections":["safe"],"customInput":"","cancelled":false}']);
+        deepEqual(posted, [
+          '/agent/chat/continue {"sessionId":"sess-1","requestId":"ask_FFFFFFFFFFFFFFFFFFFFFF","selections":["safe"],"customInput":"","cancelled":false}',
+        ]);
         deepEqual(await collect(event.detail.events), ACCEPTED_EVENTS);
       } finally {
         card.remove();

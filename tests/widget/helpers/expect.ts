@@ -31,7 +31,8 @@ export function includes(haystack: string | null | undefined, needle: string, wh
 }
 
 export function excludes(haystack: string | null | undefined, needle: string, what = 'text'): void {
-  if ((haystack ?? '').includes(needle)) throw new ExpectationError(`${what}: expected not to contain ${show(needle)}, got ${show(haystack)}`);
+  if ((haystack ?? '').includes(needle))
+    throw new ExpectationError(`${what}: expected not to contain ${show(needle)}, got ${show(haystack)}`);
 }
 
 /**

@@ -45,7 +45,14 @@ export function recordingFetch() {
     const body = JSON.parse(String(init?.body ?? 'null')) as Sent['body'];
     sent.push({ url: String(input), body });
     return streamResponse([
-      frame('interaction_resolved', { requestId: body.requestId, toolCallId: 'call', status: 'answered', at: new Date().toISOString(), selections: body.selections ?? [], customInputLength: 0 }),
+      frame('interaction_resolved', {
+        requestId: body.requestId,
+        toolCallId: 'call',
+        status: 'answered',
+        at: new Date().toISOString(),
+        selections: body.selections ?? [],
+        customInputLength: 0,
+      }),
       frame('done', { reason: 'completed' }),
     ]).response;
   }) as typeof fetch;

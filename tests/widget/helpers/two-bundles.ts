@@ -9,7 +9,15 @@ import { ContextProvider } from '@lit/context';
 import { before, describe, it } from './bdd.js';
 import { equal, until } from './expect.js';
 import { STRINGS } from '../../../widget/strings.js';
-import { answerFirstOption, partText, recordingFetch, sessionlessRequest, staticMarkup, untilSubmitLabel, type AnyCard } from './late-provider.js';
+import {
+  answerFirstOption,
+  partText,
+  recordingFetch,
+  sessionlessRequest,
+  staticMarkup,
+  untilSubmitLabel,
+  type AnyCard,
+} from './late-provider.js';
 
 interface BuiltModule {
   AskUserCard: CustomElementConstructor;
@@ -31,7 +39,9 @@ export function describeTwoBundles(first: string, second: string): void {
     const net = recordingFetch();
 
     before(async () => {
-      staticMarkup('<ask-user-provider endpoint="/bundles/api" session-id="sess-bundles" locale="en"><ask-user-card no-autofocus></ask-user-card></ask-user-provider>');
+      staticMarkup(
+        '<ask-user-provider endpoint="/bundles/api" session-id="sess-bundles" locale="en"><ask-user-card no-autofocus></ask-user-card></ask-user-provider>',
+      );
       Object.assign(document.querySelector('ask-user-provider')!, { fetch: net.fn });
       one = await load(first);
     });
