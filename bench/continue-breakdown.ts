@@ -15,11 +15,11 @@ import {
   type AskUserKit,
   type InteractionRecord,
 } from '../plugin/index.js';
-import { recordEntry } from '../plugin/audit.js';
+import { recordEntry } from '../plugin/core/audit.js';
 import { answerToolResultText } from '../plugin/contract/tool-result.js';
-import { frameSink } from '../plugin/sse-format.js';
-import type { RouteRequest } from '../plugin/routes.js';
-import { allowAnyCaller } from '../plugin/authorization.js';
+import { frameSink } from '../plugin/core/sse-format.js';
+import type { RouteRequest } from '../plugin/core/routes.js';
+import { allowAnyCaller } from '../plugin/core/authorization.js';
 import { discardingAudit, instantHost, QUESTION_ARGUMENTS } from './lib/bench-kit.js';
 
 const i = process.argv.indexOf('--rounds');

@@ -23,7 +23,7 @@ import express from 'express';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { allowAnyCaller, createAskUserKit, formatEvent, SSE_HEADERS, type AskUserKit } from '../plugin/index.js';
-import { userInputRequiredOf } from '../plugin/coordinator.js';
+import { userInputRequiredOf } from '../plugin/core/coordinator.js';
 import { discardingAudit, instantHost, QUESTION_ARGUMENTS } from './lib/bench-kit.js';
 import { koaRoutes } from '../plugin/adapters/koa.js';
 import { expressRoutes } from '../plugin/adapters/express.js';

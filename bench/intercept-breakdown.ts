@@ -5,9 +5,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { askUserArgsSchema, createAskUserKit, formatEvent, openStore, type InteractionRecord } from '../plugin/index.js';
-import { newRequestId } from '../plugin/request-id.js';
-import { parseAskUserArguments, userInputRequiredOf } from '../plugin/coordinator.js';
-import { recordEntry } from '../plugin/audit.js';
+import { newRequestId } from '../plugin/core/request-id.js';
+import { parseAskUserArguments, userInputRequiredOf } from '../plugin/core/coordinator.js';
+import { recordEntry } from '../plugin/core/audit.js';
 import { type AskUserForm } from '../plugin/contract/schema.js';
 import { withinBudget } from '../plugin/store/store-errors.js';
 import { discardingAudit, QUESTION_ARGUMENTS } from './lib/bench-kit.js';

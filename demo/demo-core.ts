@@ -4,12 +4,12 @@
  * Express or Hono through the kit's adapters (ASK_USER_SERVER), so the three share every behaviour.
  */
 import type OpenAI from 'openai';
-import { createAskUserKit, type AskUserKit } from '../plugin/ask-user-kit.js';
-import { consoleAuditLogger, type AuditLogger } from '../plugin/audit.js';
-import { AskUserError } from '../plugin/errors.js';
+import { createAskUserKit, type AskUserKit } from '../plugin/core/ask-user-kit.js';
+import { consoleAuditLogger, type AuditLogger } from '../plugin/core/audit.js';
+import { AskUserError } from '../plugin/core/errors.js';
 import { openStore } from '../plugin/store/index.js';
 import type { PendingStore } from '../plugin/store/types.js';
-import type { SseSink } from '../plugin/host.js';
+import type { SseSink } from '../plugin/core/host.js';
 import { sessionIdSchema, LIMITS } from '../plugin/contract/schema.js';
 import { agentRuntime, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
 import { TraceBook } from './trace.js';

@@ -11,15 +11,15 @@ export {
   type AskUserKit,
   type AskUserKitOptions,
   type ServeRoutes,
-} from './ask-user-kit.js';
-export { allowAnyCaller, type Authorize } from './authorization.js';
-export type { InterceptContext, InterceptResult, ErrorToolResult, ToolCallLike, CloseStatus } from './coordinator.js';
-export type { ClosedContext, ResumeContext, RunHost, SseSink } from './host.js';
-export type { RuntimeCore, RuntimeFactory } from './runtime.js';
-export type { InProcessAnswer } from './in-process-host.js';
-export type { RouteRequest, RouteResult, JsonReply } from './routes.js';
-export { crossSiteReason, type SameOriginOptions } from './same-origin.js';
-export { formatEvent, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './sse-format.js';
+} from './core/ask-user-kit.js';
+export { allowAnyCaller, type Authorize } from './core/authorization.js';
+export type { InterceptContext, InterceptResult, ErrorToolResult, ToolCallLike, CloseStatus } from './core/coordinator.js';
+export type { ClosedContext, ResumeContext, RunHost, SseSink } from './core/host.js';
+export type { RuntimeCore, RuntimeFactory } from './core/runtime.js';
+export type { InProcessAnswer } from './core/in-process-host.js';
+export type { RouteRequest, RouteResult, JsonReply } from './core/routes.js';
+export { crossSiteReason, type SameOriginOptions } from './core/same-origin.js';
+export { formatEvent, SSE_HEADERS, type OpenSseOptions, type SseTimers } from './core/sse-format.js';
 export {
   consoleAuditLogger,
   memoryAuditLogger,
@@ -28,8 +28,8 @@ export {
   type AuditEvent,
   type AuditLogger,
   type AuditReason,
-} from './audit.js';
-export { AskUserError, isAskUserError, type Receipt } from './errors.js';
+} from './core/audit.js';
+export { AskUserError, isAskUserError, type Receipt } from './core/errors.js';
 export { openStore, StoreError, type StoreErrorCode } from './store/index.js';
 export {
   StoreUnavailableError,

@@ -1,6 +1,6 @@
 /** What every demo server gives its caller, whichever framework serves it. */
 import type { RequestListener } from 'node:http';
-import type { AskUserKit } from '../../plugin/ask-user-kit.js';
+import type { AskUserKit } from '../../plugin/core/ask-user-kit.js';
 import type { AgentLoop } from '../../plugin/loop/index.js';
 import type { DemoServer } from '../demo-core.js';
 import type { TraceBook } from '../trace.js';

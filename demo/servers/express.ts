@@ -1,7 +1,7 @@
 /** The demo on Express 5: the kit's routes through `expressRoutes`, the chat stream through `expressSse`. */
 import express, { type Request } from 'express';
 import { expressRoutes, expressSse, readExpressJson, sameOriginOnly } from '../../plugin/adapters/express.js';
-import { AskUserError } from '../../plugin/errors.js';
+import { AskUserError } from '../../plugin/core/errors.js';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';

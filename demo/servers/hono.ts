@@ -7,7 +7,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { honoRoutes, sameOriginOnly, webSse } from '../../plugin/adapters/hono.js';
 import { readRequestJson } from '../../plugin/adapters/fetch.js';
-import { AskUserError } from '../../plugin/errors.js';
+import { AskUserError } from '../../plugin/core/errors.js';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';

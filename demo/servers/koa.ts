@@ -1,7 +1,7 @@
 /** The demo on Koa: the kit's routes through `koaRoutes`, the chat stream through `koaSse`. */
 import Koa, { type ParameterizedContext } from 'koa';
 import { koaRoutes, koaSse, readJsonBody, sameOriginOnly } from '../../plugin/adapters/koa.js';
-import { AskUserError } from '../../plugin/errors.js';
+import { AskUserError } from '../../plugin/core/errors.js';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';

@@ -4,7 +4,7 @@
  * never quoted back.
  */
 import express, { type Request, type Response } from 'express';
-import { AskUserError } from '../errors.js';
+import { AskUserError } from '../core/errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { notJsonType } from './request-shape.js';
 

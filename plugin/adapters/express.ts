@@ -7,13 +7,13 @@
  *   app.post('/api/chat', express.json(), (req, res) => loop.chat({ …, sse: expressSse(kit, req, res) }));
  */
 import type { Request, RequestHandler, Response } from 'express';
-import type { AskUserKit } from '../ask-user-kit.js';
-import type { SseSink } from '../host.js';
-import { openNodeSse } from '../node-sse.js';
-import type { RouteRequest } from '../routes.js';
-import { changesState, crossSiteReason, type SameOriginOptions } from '../same-origin.js';
-import type { OpenSseOptions } from '../sse-format.js';
-import { AskUserError } from '../errors.js';
+import type { AskUserKit } from '../core/ask-user-kit.js';
+import type { SseSink } from '../core/host.js';
+import { openNodeSse } from '../core/node-sse.js';
+import type { RouteRequest } from '../core/routes.js';
+import { changesState, crossSiteReason, type SameOriginOptions } from '../core/same-origin.js';
+import type { OpenSseOptions } from '../core/sse-format.js';
+import { AskUserError } from '../core/errors.js';
 import { readExpressJson } from './express-json-body.js';
 import { headerValue, oneOrAll } from './request-shape.js';
 
@@ -54,7 +54,7 @@ export function expressSse(kit: Pick<AskUserKit, 'sseOptions'>, req: Request, re
   return openNodeSse(req, res, { ...kit.sseOptions, ...options });
 }
 
-/** The cross-site rule (plugin/same-origin.ts) for the host's own state-changing routes: 403 `forbidden`. */
+/** The cross-site rule (plugin/core/same-origin.ts) for the host's own state-changing routes: 403 `forbidden`. */
 export function sameOriginOnly(options: SameOriginOptions = {}): RequestHandler {
   const { allowedOrigins = [] } = options;
   return function sameOrigin(req, res, next) {

@@ -5,13 +5,13 @@
  *   const routes = fetchRoutes(kit);
  *   export async function POST(request: Request) { return (await routes(request)) ?? new Response(null, { status: 404 }); }
  */
-import type { AskUserKit } from '../ask-user-kit.js';
-import type { SseSink } from '../host.js';
-import type { RouteRequest } from '../routes.js';
-import { changesState, crossSiteReason, type SameOriginOptions } from '../same-origin.js';
-import type { OpenSseOptions } from '../sse-format.js';
-import { openWebSse } from '../web-sse.js';
-import { AskUserError } from '../errors.js';
+import type { AskUserKit } from '../core/ask-user-kit.js';
+import type { SseSink } from '../core/host.js';
+import type { RouteRequest } from '../core/routes.js';
+import { changesState, crossSiteReason, type SameOriginOptions } from '../core/same-origin.js';
+import type { OpenSseOptions } from '../core/sse-format.js';
+import { openWebSse } from '../core/web-sse.js';
+import { AskUserError } from '../core/errors.js';
 import { readRequestJson } from './json-request.js';
 import { oneOrAll } from './request-shape.js';
 

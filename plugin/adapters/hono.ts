@@ -6,9 +6,9 @@
  *   app.post('/api/chat', (c) => { const { sink, response } = webSse(kit); void loop.chat({ …, sse: sink }); return response; });
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AskUserKit } from '../ask-user-kit.js';
+import type { AskUserKit } from '../core/ask-user-kit.js';
 import { crossSiteRefusal, fetchRoutes } from './fetch.js';
-import type { SameOriginOptions } from '../same-origin.js';
+import type { SameOriginOptions } from '../core/same-origin.js';
 
 export { webSse } from './fetch.js';
 

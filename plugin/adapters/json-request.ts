@@ -3,7 +3,7 @@
  * same refusals as the Koa and Express readers (400, 413, 415 `invalid_request`), and the body is never
  * quoted back. Web requests have no body-size limit of their own, so the stream is read with a cap.
  */
-import { AskUserError } from '../errors.js';
+import { AskUserError } from '../core/errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { isJsonMediaType, notJsonType } from './request-shape.js';
 

@@ -5,7 +5,7 @@
  */
 import { bodyParser } from '@koa/bodyparser';
 import type { ParameterizedContext } from 'koa';
-import { AskUserError } from '../errors.js';
+import { AskUserError } from '../core/errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { notJsonType } from './request-shape.js';
 

@@ -6,13 +6,13 @@
  *   router.post('/api/chat', async (ctx) => loop.chat({ sessionId, message, sse: koaSse(kit, ctx) }));
  */
 import type { Middleware, ParameterizedContext } from 'koa';
-import type { AskUserKit } from '../ask-user-kit.js';
-import type { SseSink } from '../host.js';
-import { openNodeSse } from '../node-sse.js';
-import type { RouteRequest } from '../routes.js';
-import { changesState, crossSiteReason, type SameOriginOptions } from '../same-origin.js';
-import type { OpenSseOptions } from '../sse-format.js';
-import { AskUserError } from '../errors.js';
+import type { AskUserKit } from '../core/ask-user-kit.js';
+import type { SseSink } from '../core/host.js';
+import { openNodeSse } from '../core/node-sse.js';
+import type { RouteRequest } from '../core/routes.js';
+import { changesState, crossSiteReason, type SameOriginOptions } from '../core/same-origin.js';
+import type { OpenSseOptions } from '../core/sse-format.js';
+import { AskUserError } from '../core/errors.js';
 import { readJsonBody } from './koa-json-body.js';
 import { oneOrAll } from './request-shape.js';
 
@@ -62,7 +62,7 @@ export function koaSse(kit: Pick<AskUserKit, 'sseOptions'>, ctx: ParameterizedCo
   return openNodeSse(ctx.req, ctx.res, { ...kit.sseOptions, ...options });
 }
 
-/** The cross-site rule (plugin/same-origin.ts) for the host's own state-changing routes: 403 `forbidden`. */
+/** The cross-site rule (plugin/core/same-origin.ts) for the host's own state-changing routes: 403 `forbidden`. */
 export function sameOriginOnly(options: SameOriginOptions = {}): Middleware {
   const { allowedOrigins = [] } = options;
   return async function sameOrigin(ctx, next) {

@@ -11,8 +11,8 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ASK_USER_TOOL_NAME, askUserChatTool, type ToolLocale } from '../contract/tool-definition.js';
-import type { RunHost, SseSink } from '../host.js';
-import type { RuntimeCore, RuntimeFactory } from '../runtime.js';
+import type { RunHost, SseSink } from '../core/host.js';
+import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
 import { emptyRun, RunStates, type RunState } from './run-state.js';

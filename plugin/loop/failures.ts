@@ -1,6 +1,6 @@
 /** How a run reports a failure on its stream: one `error` event, then `done { reason: "error" }`. */
 import { format } from 'node:util';
-import type { SseSink } from '../host.js';
+import type { SseSink } from '../core/host.js';
 
 /**
  * Codes the loop itself emits, beside the store's `store_unavailable`:

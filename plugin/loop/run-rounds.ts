@@ -7,11 +7,11 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
-import type { SseSink } from '../host.js';
+import type { SseSink } from '../core/host.js';
 import type { UserInputRequired } from '../contract/schema.js';
 import type { InteractionRecord } from '../store/types.js';
-import type { InterceptResult } from '../coordinator.js';
-import type { RuntimeCore } from '../runtime.js';
+import type { InterceptResult } from '../core/coordinator.js';
+import type { RuntimeCore } from '../core/runtime.js';
 import { streamModelRound } from './model-round.js';
 import type { ToolCallResult, ToolRegistry } from './tool-registry.js';
 

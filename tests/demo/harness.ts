@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import OpenAI, { type ClientOptions } from 'openai';
 import { createDemoApp, type DemoApp, type DemoAppOptions } from '../../demo/app.js';
-import { memoryAuditLogger, type AuditEntry } from '../../plugin/audit.js';
+import { memoryAuditLogger, type AuditEntry } from '../../plugin/core/audit.js';
 import { openStore } from '../../plugin/store/index.js';
 import type { PendingStore } from '../../plugin/store/types.js';
 import { startScriptedModel, type ScriptedModel, type TurnScript } from '../helpers/scripted-model.js';

@@ -22,7 +22,7 @@ import OpenAI from 'openai';
 import type { ConsoleMessage, Request } from 'playwright-core';
 import { createDemoApp } from '../../demo/app.js';
 import { SCRIPTED_MODEL_NAME, startScriptedAssistant } from '../../demo/scripted-model/index.js';
-import { memoryAuditLogger } from '../../plugin/audit.js';
+import { memoryAuditLogger } from '../../plugin/core/audit.js';
 import { openStore } from '../../plugin/store/index.js';
 import { STRINGS } from '../../widget/strings.js';
 import { launchChromium, type LaunchedBrowser } from './helpers/browser.js';

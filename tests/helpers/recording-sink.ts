@@ -1,5 +1,5 @@
 /** An SseSink that keeps what a run wrote, for driving the loop without HTTP. */
-import type { SseSink } from '../../plugin/host.js';
+import type { SseSink } from '../../plugin/core/host.js';
 import type { ChatEventMap, ChatEventName } from '../../plugin/contract/schema.js';
 
 export interface RecordingSink extends SseSink {

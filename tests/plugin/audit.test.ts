@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AUDIT_EVENTS, consoleAuditLogger } from '../../plugin/index.js';
-import { safeAuditLogger } from '../../plugin/audit.js';
+import { safeAuditLogger } from '../../plugin/core/audit.js';
 import { answer, readSse, startApp } from './harness.js';
 
 const CANARY = 'CANARY-7f3a-secret-free-text';

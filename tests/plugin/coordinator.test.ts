@@ -10,7 +10,7 @@ import {
   type SseSink,
   type ChatEventName,
 } from '../../plugin/index.js';
-import { parseAskUserArguments } from '../../plugin/coordinator.js';
+import { parseAskUserArguments } from '../../plugin/core/coordinator.js';
 import { recordingHost, SINGLE, type RecordingHost } from './harness.js';
 
 const call = (id: string, name: string, args: unknown) => ({

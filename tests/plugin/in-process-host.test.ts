@@ -17,7 +17,7 @@ import {
   type InProcessAnswer,
   type PendingStore,
 } from '../../plugin/index.js';
-import { createInProcessHost, InProcessHostError } from '../../plugin/in-process-host.js';
+import { createInProcessHost, InProcessHostError } from '../../plugin/core/in-process-host.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { answer, errorOf, parseSse, readSse, recordingHost, SINGLE } from './harness.js';
 import { koaRoutes, koaSse } from '../../plugin/adapters/koa.js';

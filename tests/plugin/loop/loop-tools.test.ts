@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { createAskUserKit } from '../../../plugin/ask-user-kit.js';
-import { memoryAuditLogger } from '../../../plugin/audit.js';
+import { createAskUserKit } from '../../../plugin/core/ask-user-kit.js';
+import { memoryAuditLogger } from '../../../plugin/core/audit.js';
 import { openStore } from '../../../plugin/store/index.js';
 import type { PendingStore } from '../../../plugin/store/types.js';
 import { agentRuntime, redactSecrets, type AgentRuntimeOptions, type RunState } from '../../../plugin/loop/index.js';

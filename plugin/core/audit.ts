@@ -3,8 +3,8 @@
  * mode, selected option ids and the *length* of free text; the free text itself never enters an entry,
  * because audit logs travel further than the data they describe.
  */
-import type { Answer, ErrorCode, Mode } from './contract/schema.js';
-import type { InteractionRecord } from './store/types.js';
+import type { Answer, ErrorCode, Mode } from '../contract/schema.js';
+import type { InteractionRecord } from '../store/types.js';
 
 export const AUDIT_EVENTS = ['asked', 'answered', 'cancelled', 'expired', 'superseded', 'rejected'] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];

@@ -15,14 +15,14 @@
  *   - a body that is not JSON by Content-Type is refused with 415 and code `invalid_request`;
  *   - a missing body, unparsable JSON or a body not matching `continueBodySchema` is 400 `invalid_request`.
  */
-import { checkAnswer, type AnswerProblem } from './contract/answer-rules.js';
+import { checkAnswer, type AnswerProblem } from '../contract/answer-rules.js';
 import { recordEntry, type AuditEntry, type AuditLogger } from './audit.js';
 import { AskUserError, type Receipt } from './errors.js';
 import { userInputRequiredOf, type Coordinator } from './coordinator.js';
-import { answerToolResultText, CANCEL_ANSWER } from './contract/tool-result.js';
-import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type PendingInteraction } from './contract/schema.js';
+import { answerToolResultText, CANCEL_ANSWER } from '../contract/tool-result.js';
+import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer, type PendingInteraction } from '../contract/schema.js';
 import type { RunHost } from './host.js';
-import { isPastExpiry, StoreUnavailableError, type InteractionRecord, type PendingStore } from './store/types.js';
+import { isPastExpiry, StoreUnavailableError, type InteractionRecord, type PendingStore } from '../store/types.js';
 
 import { crossSiteReason } from './same-origin.js';
 import type { SseSink } from './host.js';

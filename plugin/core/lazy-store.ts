@@ -3,8 +3,8 @@
  * stay synchronous. An open that failed because the backend was unreachable is retried on the next call
  * (each failed call surfaces as StoreUnavailableError → 503); a bad URL fails at once.
  */
-import { openStore, parseStoreUrl } from './store/index.js';
-import { StoreUnavailableError, type PendingStore, type StoreOptions } from './store/types.js';
+import { openStore, parseStoreUrl } from '../store/index.js';
+import { StoreUnavailableError, type PendingStore, type StoreOptions } from '../store/types.js';
 
 export interface LazyStore extends PendingStore {
   /** Resolves once the backend is open; rejects with the open error. */

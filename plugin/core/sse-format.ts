@@ -1,5 +1,5 @@
 /** The chat stream's wire format (docs/protocol.md §3), shared by the Node and the web-stream writers. */
-import type { ChatEventMap, ChatEventName } from './contract/schema.js';
+import type { ChatEventMap, ChatEventName } from '../contract/schema.js';
 import type { SseSink } from './host.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {

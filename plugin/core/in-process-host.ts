@@ -4,11 +4,11 @@
  * its process, so an interaction is resumable only while a live waiter exists here; after a restart the
  * persisted card shows `resumable: false` and continue answers 409 `not_resumable`.
  */
-import { ASK_USER_TOOL_NAME } from './contract/tool-definition.js';
+import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from './host.js';
-import type { Answer, ResolvedStatus } from './contract/schema.js';
-import { CANCEL_ANSWER } from './contract/tool-result.js';
-import type { InteractionRecord, PendingStore } from './store/types.js';
+import type { Answer, ResolvedStatus } from '../contract/schema.js';
+import { CANCEL_ANSWER } from '../contract/tool-result.js';
+import type { InteractionRecord, PendingStore } from '../store/types.js';
 
 export interface InProcessAnswer {
   record: InteractionRecord;

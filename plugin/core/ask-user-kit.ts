@@ -12,7 +12,7 @@ import { requireAuthorize, type Authorize } from './authorization.js';
 import type { OpenSseOptions, SseTimers } from './sse-format.js';
 import type { RunHost, SseSink } from './host.js';
 import type { RuntimeFactory } from './runtime.js';
-import type { InteractionRecord, PendingStore, StoreOptions } from './store/types.js';
+import type { InteractionRecord, PendingStore, StoreOptions } from '../store/types.js';
 
 export interface AskUserKitOptions<Ctx = any, R extends RunHost = RunHost> {
   /**

@@ -4,15 +4,15 @@
  * the loop to pause once the turn's ordinary tool calls have run. It also closes interactions that end
  * without an answer (expired, superseded), so the model's history never holds a call without a result.
  */
-import { ASK_USER_TOOL_NAME } from './contract/tool-definition.js';
-import { CANCEL_ANSWER, closedToolResultText } from './contract/tool-result.js';
+import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
+import { CANCEL_ANSWER, closedToolResultText } from '../contract/tool-result.js';
 import { recordEntry, type AuditLogger } from './audit.js';
 import { newRequestId } from './request-id.js';
-import { isChoiceMode } from './contract/limits.js';
-import { BOUND_KEYS, dropNullBounds } from './contract/bounds.js';
-import { askUserArgsSchema, sessionIdSchema, type AskUserForm, type UserInputRequired } from './contract/schema.js';
+import { isChoiceMode } from '../contract/limits.js';
+import { BOUND_KEYS, dropNullBounds } from '../contract/bounds.js';
+import { askUserArgsSchema, sessionIdSchema, type AskUserForm, type UserInputRequired } from '../contract/schema.js';
 import type { RunHost, SseSink } from './host.js';
-import { isPastExpiry, type InteractionRecord, type PendingStore } from './store/types.js';
+import { isPastExpiry, type InteractionRecord, type PendingStore } from '../store/types.js';
 
 /** A Chat Completions tool call, as the `openai` SDK hands it over. */
 export interface ToolCallLike {

@@ -2,7 +2,7 @@
  * The contract's error body (docs/protocol.md §4) as one error class, so a route can `throw` where it
  * notices a problem and one place turns it into `{ error: { code, message, field?, receipt? } }`.
  */
-import type { ErrorBody, ErrorCode, ResolvedStatus } from './contract/schema.js';
+import type { ErrorBody, ErrorCode, ResolvedStatus } from '../contract/schema.js';
 
 /** HTTP status of each contract error code. */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {

@@ -5,7 +5,7 @@
  */
 import type { InterceptResult, ToolCallLike } from './coordinator.js';
 import type { RunHost } from './host.js';
-import type { InteractionRecord, PendingStore } from './store/types.js';
+import type { InteractionRecord, PendingStore } from '../store/types.js';
 
 /** What the kit gives the runtime it builds: the store and the coordinator a loop calls on each turn. */
 export interface RuntimeCore {

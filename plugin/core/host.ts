@@ -1,9 +1,9 @@
 /**
  * The seam between the plugin's routes and whatever runs the agent: the plugin's own persisted loop
- * (plugin/loop/) or a host's in-memory loop waiting on a promise (plugin/in-process-host.ts).
+ * (plugin/loop/) or a host's in-memory loop waiting on a promise (plugin/core/in-process-host.ts).
  */
-import type { Answer, ChatEventMap, ChatEventName } from './contract/schema.js';
-import type { InteractionRecord } from './store/types.js';
+import type { Answer, ChatEventMap, ChatEventName } from '../contract/schema.js';
+import type { InteractionRecord } from '../store/types.js';
 
 /** A chat stream being written (docs/protocol.md §3). Writes after the client left are dropped silently. */
 export interface SseSink {
