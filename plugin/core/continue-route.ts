@@ -1,0 +1,144 @@
+/**
+ * `POST {prefix}/chat/continue` (docs/protocol.md §4): one answer, consumed exactly once.
+ *
+ * Order of checks on continue, each before anything is consumed:
+ *   cross-site browser request (403 forbidden) → body (400/413/415) → authorize (403 forbidden) → lookup (404) → owner (403 session_mismatch) →
+ *   already closed (409 already_answered + receipt) → past expiry (410) → host can resume (409
+ *   not_resumable) → answer fits the stored form (422) → atomic claim (one winner; losers 409/410).
+ * Only the claim consumes the interaction, so every refusal leaves it pending and a retry is safe.
+ *
+ * Body transport decisions (the contract names only 400 for a malformed body):
+ *   - a body over 64 KiB is refused with 413 and code `invalid_request` (the status says why, the code
+ *     stays one of the contract's);
+ *   - a body that is not JSON by Content-Type is refused with 415 and code `invalid_request`;
+ *   - a missing body, unparsable JSON or a body not matching `continueBodySchema` is 400 `invalid_request`.
+ */
+import { checkAnswer } from '../contract/answer-rules.js';
+import { answerToolResultText, CANCEL_ANSWER } from '../contract/tool-result.js';
+import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer } from '../contract/schema.js';
+import { recordEntry } from './audit.js';
+import { AskUserError } from './errors.js';
+import { crossSiteReason } from './same-origin.js';
+import {
+  auditContext,
+  closedError,
+  expiredError,
+  iso,
+  isStoreDown,
+  safeAnswerMessage,
+  storeError,
+  type AuditContext,
+} from './route-errors.js';
+import type { RouteShared } from './route-shared.js';
+import type { RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
+import { isPastExpiry } from '../store/types.js';
+
+export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, collectExpired }: RouteShared) {
+  const { store, host, coordinator, audit, allowedOrigins, now, onError } = deps;
+  return async function continueInteraction(req: RouteRequest, io: RouteIo): Promise<RouteResult> {
+    let known: AuditContext | (() => AuditContext) = {};
+    try {
+      // Before the body is read: a page on another site learns nothing, not even whether its body parsed.
+      const crossSite = crossSiteReason(req.header('origin'), req.header('sec-fetch-site'), req.ownOrigin, allowedOrigins);
+      if (crossSite) throw new AskUserError('forbidden', `Cross-site request: ${crossSite}.`);
+      const raw = await req.readJson();
+      const parsed = continueBodySchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const field = issue.path.map(String).join('.') || undefined;
+        const fields = raw as Record<string, unknown> | undefined;
+        // Ids are logged only once they are well-formed, so nothing arbitrary reaches the audit trail.
+        const sessionId = sessionIdSchema.safeParse(fields?.sessionId);
+        const requestId = requestIdSchema.safeParse(fields?.requestId);
+        known = {
+          ...(sessionId.success ? { sessionId: sessionId.data } : {}),
+          ...(requestId.success ? { requestId: requestId.data } : {}),
+        };
+        throw new AskUserError('invalid_request', `${field ?? 'body'}: ${issue.message}`, field ? { field } : {});
+      }
+      const body = parsed.data;
+      known = { sessionId: body.sessionId, requestId: body.requestId };
+      await checkAuthorized(io, body.sessionId);
+
+      const record = await store.get(body.requestId).catch(storeError);
+      if (!record)
+        throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
+      const answer: Answer = body.cancelled
+        ? CANCEL_ANSWER
+        : { selections: body.selections, customInput: body.customInput, cancelled: false };
+      known = () => auditContext(record, body.sessionId, answer);
+      if (record.sessionId !== body.sessionId) {
+        throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
+      }
+      if (record.resolution || (record.status !== 'pending' && record.status !== 'expired')) throw closedError(record);
+      if (isPastExpiry(record, now())) {
+        await collectExpired(record).catch(storeError);
+        throw expiredError();
+      }
+      if (!(await host.isResumable(record))) {
+        // A duplicate may have read the record just before another submission claimed it and resumed the
+        // run; the run then no longer waits on it. Read again so that duplicate gets its receipt, not
+        // "restarted".
+        const fresh = await store.get(record.requestId).catch(storeError);
+        if (fresh?.resolution) throw closedError(fresh);
+        if (fresh && isPastExpiry(fresh, now())) throw expiredError();
+        throw new AskUserError(
+          'not_resumable',
+          'The paused run cannot be continued by this server (it was restarted); start the task again.',
+        );
+      }
+      if (!body.cancelled) {
+        const check = checkAnswer(record.form, body);
+        if (!check.ok) throw new AskUserError('invalid_answer', safeAnswerMessage(check.problem, check.message), { field: check.field });
+      }
+
+      const at = now();
+      const status = body.cancelled ? 'cancelled' : 'answered';
+      const outcome = await store.claim(record.requestId, { status, at, answer }).catch(storeError);
+      if (!outcome.ok) {
+        if (outcome.reason === 'not_found')
+          throw new AskUserError('not_found', 'No interaction has this requestId.', { field: 'requestId' });
+        if (outcome.reason === 'expired') {
+          await collectExpired(outcome.record).catch(storeError);
+          throw expiredError();
+        }
+        throw closedError(outcome.record);
+      }
+
+      const claimed = outcome.record;
+      coordinator.clearTimer(claimed.requestId);
+      audit.audit(recordEntry(status, claimed, at, { answer }));
+      const sse = io.openSse();
+      sse.send('interaction_resolved', {
+        requestId: claimed.requestId,
+        toolCallId: claimed.toolCallId,
+        status,
+        at: iso(at),
+        selections: [...answer.selections],
+        customInputLength: answer.customInput.length,
+      });
+      try {
+        await host.resume({ record: claimed, answer, toolResultContent: answerToolResultText(answer), sse });
+      } catch (err) {
+        // The answer is recorded; the run failed after it. Say so on the stream, log the cause server-side.
+        onError(err);
+        sse.send('error', {
+          code: isStoreDown(err) ? 'store_unavailable' : 'internal_error',
+          message: 'The run could not continue after your answer was recorded.',
+        });
+        sse.send('done', { reason: 'error' });
+      } finally {
+        sse.end();
+      }
+      return 'streamed';
+    } catch (err) {
+      if (err instanceof AskUserError) return refusal(err, known);
+      if (isStoreDown(err))
+        return refusal(
+          new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.'),
+          known,
+        );
+      throw err;
+    }
+  };
+}
