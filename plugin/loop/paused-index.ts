@@ -3,7 +3,7 @@
  * a crash left half-resolved (the store has no key listing). Small by nature: one entry per open card.
  */
 import type { PendingStore } from '../store/types.js';
-import { StateConflictError } from './run-state.js';
+import { swapState } from './state-swap.js';
 
 interface IndexValue {
   sessions: string[];
@@ -65,15 +65,20 @@ export class PausedIndex {
     this.#draining = false;
   }
 
-  async #change(edit: Edit): Promise<void> {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const entry = await this.#store.getState<IndexValue>(this.#key);
-      const next = edit(entry?.value.sessions ?? []);
-      if (!next) return;
-      if (await this.#store.putState(this.#key, { sessions: next }, { ifVersion: entry ? entry.version : null })) return;
-      // Other processes write this key too: spread the retries of a burst out.
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
-    }
-    throw new StateConflictError('the paused-run index kept changing under 50 writes; retry later');
+  #change(edit: Edit): Promise<void> {
+    return swapState<IndexValue, void>(
+      this.#store,
+      this.#key,
+      (entry) => {
+        const next = edit(entry?.value.sessions ?? []);
+        return next ? { write: { sessions: next }, result: undefined } : { keep: undefined };
+      },
+      {
+        attempts: 50,
+        what: 'the paused-run index',
+        // Other processes write this key too: spread the retries of a burst out.
+        backoff: (attempt) => new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** (attempt - 1), 50))),
+      },
+    );
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
 import type { PendingStore } from '../store/types.js';
+import { swapState } from './state-swap.js';
 
 export type RunStatus = 'idle' | 'running' | 'paused';
 
@@ -36,13 +37,7 @@ export interface RunState {
   updatedAt: number;
 }
 
-export class StateConflictError extends Error {
-  readonly code = 'state_conflict';
-  constructor(message: string) {
-    super(message);
-    this.name = 'StateConflictError';
-  }
-}
+export { StateConflictError } from './state-swap.js';
 
 /** `undefined` from a mutation means "nothing to change" (the write was already done: idempotent). */
 export type Mutation = (current: RunState | undefined) => RunState | undefined;
@@ -78,17 +73,17 @@ export class RunStates {
   }
 
   /** Read, apply `mutate`, write if unchanged since the read; repeat on a lost race. Returns the state now stored. */
-  async update(sessionId: string, mutate: Mutation): Promise<RunState | undefined> {
-    const key = this.key(sessionId);
-    for (let attempt = 0; attempt < this.#attempts; attempt++) {
-      const entry = await this.#store.getState<RunState>(key);
-      const next = mutate(entry ? structuredClone(entry.value) : undefined);
-      if (next === undefined) return entry?.value;
-      const written: RunState = { ...next, sessionId, rev: (entry?.value.rev ?? 0) + 1, updatedAt: this.#now() };
-      if (await this.#store.putState(key, written, { ifVersion: entry ? entry.version : null })) return written;
-    }
-    throw new StateConflictError(
-      `run state of session ${JSON.stringify(sessionId)} kept changing under ${this.#attempts} writes; retry later`,
+  update(sessionId: string, mutate: Mutation): Promise<RunState | undefined> {
+    return swapState<RunState, RunState | undefined>(
+      this.#store,
+      this.key(sessionId),
+      (entry) => {
+        const next = mutate(entry ? structuredClone(entry.value) : undefined);
+        if (next === undefined) return { keep: entry?.value };
+        const written: RunState = { ...next, sessionId, rev: (entry?.value.rev ?? 0) + 1, updatedAt: this.#now() };
+        return { write: written, result: written };
+      },
+      { attempts: this.#attempts, what: `run state of session ${JSON.stringify(sessionId)}` },
     );
   }
 }
