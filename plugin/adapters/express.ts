@@ -11,9 +11,8 @@ import type { AskUserKit } from '../core/ask-user-kit.js';
 import type { SseSink } from '../core/host.js';
 import { openNodeSse } from '../core/node-sse.js';
 import type { RouteRequest } from '../core/routes.js';
-import { changesState, crossSiteReason, type SameOriginOptions } from '../core/same-origin.js';
+import { changesState, crossSiteError, type SameOriginOptions } from '../core/same-origin.js';
 import type { OpenSseOptions } from '../core/sse-format.js';
-import { AskUserError } from '../core/errors.js';
 import { readExpressJson } from './express-json-body.js';
 import { headerValue, oneOrAll } from './request-shape.js';
 
@@ -58,11 +57,10 @@ export function expressSse(kit: Pick<AskUserKit, 'sseOptions'>, req: Request, re
 export function sameOriginOnly(options: SameOriginOptions = {}): RequestHandler {
   const { allowedOrigins = [] } = options;
   return function sameOrigin(req, res, next) {
-    const reason = changesState(req.method)
-      ? crossSiteReason(headerValue(req.headers.origin), headerValue(req.headers['sec-fetch-site']), ownOrigin(req), allowedOrigins)
+    const err = changesState(req.method)
+      ? crossSiteError(headerValue(req.headers.origin), headerValue(req.headers['sec-fetch-site']), ownOrigin(req), allowedOrigins)
       : undefined;
-    if (!reason) return next();
-    const err = new AskUserError('forbidden', `Cross-site request: ${reason}.`);
+    if (!err) return next();
     res.status(err.status).json(err.toBody());
   };
 }

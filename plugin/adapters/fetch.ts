@@ -8,10 +8,9 @@
 import type { AskUserKit } from '../core/ask-user-kit.js';
 import type { SseSink } from '../core/host.js';
 import type { RouteRequest } from '../core/routes.js';
-import { changesState, crossSiteReason, type SameOriginOptions } from '../core/same-origin.js';
+import { changesState, crossSiteError, type SameOriginOptions } from '../core/same-origin.js';
 import type { OpenSseOptions } from '../core/sse-format.js';
 import { openWebSse } from '../core/web-sse.js';
-import { AskUserError } from '../core/errors.js';
 import { readRequestJson } from './json-request.js';
 import { oneOrAll } from './request-shape.js';
 
@@ -67,13 +66,12 @@ export function webSse(kit: Pick<AskUserKit, 'sseOptions'>, options: OpenSseOpti
 /** The cross-site rule for the host's own routes: a 403 `forbidden` Response, or undefined to go on. */
 export function crossSiteRefusal(request: Request, options: SameOriginOptions = {}): Response | undefined {
   if (!changesState(request.method)) return undefined;
-  const reason = crossSiteReason(
+  const err = crossSiteError(
     request.headers.get('origin') ?? undefined,
     request.headers.get('sec-fetch-site') ?? undefined,
     new URL(request.url).origin,
     options.allowedOrigins,
   );
-  if (!reason) return undefined;
-  const err = new AskUserError('forbidden', `Cross-site request: ${reason}.`);
+  if (!err) return undefined;
   return json(err.status, {}, err.toBody());
 }

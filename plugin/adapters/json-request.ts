@@ -4,6 +4,7 @@
  * quoted back. Web requests have no body-size limit of their own, so the stream is read with a cap.
  */
 import { AskUserError } from '../core/errors.js';
+import { bodyErrors } from './body-errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { isJsonMediaType, notJsonType } from './request-shape.js';
 
@@ -22,9 +23,6 @@ function isUtf8Json(contentType: string | null): boolean {
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 
-const tooLarge = () => new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
-
-const noBody = () => new AskUserError('invalid_request', 'The request has no body; send the answer as a JSON object.');
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The body, at most LIMITS.bodyBytes, or a refusal. */
@@ -33,10 +31,10 @@ async function readBounded(request: Request, declared: boolean): Promise<Uint8Ar
   // Node (@hono/node-server) this reads the socket directly, without building a web stream per request.
   if (declared) {
     const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > LIMITS.bodyBytes) throw tooLarge();
+    if (bytes.byteLength > LIMITS.bodyBytes) throw bodyErrors.tooLarge();
     return bytes;
   }
-  if (!request.body) throw noBody();
+  if (!request.body) throw bodyErrors.noBody();
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();
@@ -46,7 +44,7 @@ async function readBounded(request: Request, declared: boolean): Promise<Uint8Ar
     size += value.byteLength;
     if (size > LIMITS.bodyBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw bodyErrors.tooLarge();
     }
     chunks.push(value);
   }
@@ -57,26 +55,26 @@ export async function readRequestJson(request: Request): Promise<unknown> {
   const length = request.headers.get('content-length');
   const contentType = request.headers.get('content-type');
   if (notJsonType(contentType ?? undefined)) {
-    throw new AskUserError('invalid_request', 'The Content-Type is not JSON; send application/json.', { status: 415 });
+    throw bodyErrors.notJson();
   }
   // A request with a declared non-zero length has a body; asking for `request.body` would build a web
   // stream (on @hono/node-server, a whole second Request) just to say so.
   const declared = length !== null && /^[1-9][0-9]*$/.test(length) && request.method !== 'GET' && request.method !== 'HEAD';
-  if (length === '0' || (!declared && !request.body)) throw noBody();
+  if (length === '0' || (!declared && !request.body)) throw bodyErrors.noBody();
   if (!isUtf8Json(contentType)) {
     throw new AskUserError('invalid_request', 'The Content-Type is not UTF-8 JSON; send application/json.', { status: 415 });
   }
-  if (length !== null && Number(length) > LIMITS.bodyBytes) throw tooLarge();
+  if (length !== null && Number(length) > LIMITS.bodyBytes) throw bodyErrors.tooLarge();
   const bytes = await readBounded(request, declared);
-  if (bytes.byteLength === 0) throw noBody();
+  if (bytes.byteLength === 0) throw bodyErrors.noBody();
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8.decode(bytes));
   } catch {
     // No `cause`: the parser's message quotes the body.
-    throw new AskUserError('invalid_request', 'The body is not valid JSON.');
+    throw bodyErrors.notValidJson();
   }
   // As the Koa reader (strict JSON): a body is an object or an array, never a bare value.
-  if (parsed === null || typeof parsed !== 'object') throw new AskUserError('invalid_request', 'The body is not valid JSON.');
+  if (parsed === null || typeof parsed !== 'object') throw bodyErrors.notValidJson();
   return parsed;
 }

@@ -5,7 +5,7 @@
  */
 import { bodyParser } from '@koa/bodyparser';
 import type { ParameterizedContext } from 'koa';
-import { AskUserError } from '../core/errors.js';
+import { bodyErrors } from './body-errors.js';
 import { LIMITS } from '../contract/limits.js';
 import { notJsonType } from './request-shape.js';
 
@@ -16,30 +16,28 @@ const jsonBody = bodyParser({ enableTypes: ['json'], extendTypes: { json: JSON_T
 /** Read the JSON body within the contract's limit, or throw the matching invalid_request. */
 export async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {
   if (notJsonType(ctx.get('content-type') || undefined)) {
-    throw new AskUserError('invalid_request', 'The Content-Type is not JSON; send application/json.', { status: 415 });
+    throw bodyErrors.notJson();
   }
   // type-is counts `Content-Length: 0` as a body; for us an empty body is no body.
   const empty = ctx.request.length === 0 || (ctx.request.length === undefined && !ctx.get('transfer-encoding'));
   const kind = empty ? null : ctx.request.is(JSON_TYPES);
-  if (kind === null) throw new AskUserError('invalid_request', 'The request has no body; send the answer as a JSON object.');
+  if (kind === null) throw bodyErrors.noBody();
   if (kind === false) {
     // The client's header is not quoted back: error messages reach logs and the audit trail.
-    throw new AskUserError('invalid_request', 'The Content-Type is not JSON; send application/json.', { status: 415 });
+    throw bodyErrors.notJson();
   }
   try {
     await jsonBody(ctx as never, async () => {});
   } catch (err) {
     const status = (err as { status?: number }).status;
-    if (status === 413) throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
-    if (status === 415)
-      throw new AskUserError('invalid_request', 'The body uses an unsupported charset or encoding; send UTF-8 JSON.', { status: 415 });
-    // No `cause`: the parser's error carries the raw body, which would reach any log of this error.
-    throw new AskUserError('invalid_request', 'The body is not valid JSON.');
+    if (status === 413) throw bodyErrors.tooLarge();
+    if (status === 415) throw bodyErrors.badEncoding();
+    throw bodyErrors.notValidJson();
   }
   // A host-wide body parser may have run first with its own limit; the contract's limit still holds.
   const raw = (ctx.request as { rawBody?: unknown }).rawBody;
   if (typeof raw === 'string' && Buffer.byteLength(raw) > LIMITS.bodyBytes) {
-    throw new AskUserError('invalid_request', `The body is larger than ${LIMITS.bodyBytes} bytes.`, { status: 413 });
+    throw bodyErrors.tooLarge();
   }
   return ctx.request.body;
 }

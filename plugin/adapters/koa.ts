@@ -10,9 +10,8 @@ import type { AskUserKit } from '../core/ask-user-kit.js';
 import type { SseSink } from '../core/host.js';
 import { openNodeSse } from '../core/node-sse.js';
 import type { RouteRequest } from '../core/routes.js';
-import { changesState, crossSiteReason, type SameOriginOptions } from '../core/same-origin.js';
+import { changesState, crossSiteError, type SameOriginOptions } from '../core/same-origin.js';
 import type { OpenSseOptions } from '../core/sse-format.js';
-import { AskUserError } from '../core/errors.js';
 import { readJsonBody } from './koa-json-body.js';
 import { oneOrAll } from './request-shape.js';
 
@@ -66,11 +65,10 @@ export function koaSse(kit: Pick<AskUserKit, 'sseOptions'>, ctx: ParameterizedCo
 export function sameOriginOnly(options: SameOriginOptions = {}): Middleware {
   const { allowedOrigins = [] } = options;
   return async function sameOrigin(ctx, next) {
-    const reason = changesState(ctx.method)
-      ? crossSiteReason(ctx.get('origin') || undefined, ctx.get('sec-fetch-site') || undefined, ownOrigin(ctx), allowedOrigins)
+    const err = changesState(ctx.method)
+      ? crossSiteError(ctx.get('origin') || undefined, ctx.get('sec-fetch-site') || undefined, ownOrigin(ctx), allowedOrigins)
       : undefined;
-    if (!reason) return next();
-    const err = new AskUserError('forbidden', `Cross-site request: ${reason}.`);
+    if (!err) return next();
     ctx.status = err.status;
     ctx.body = err.toBody();
   };

@@ -18,7 +18,7 @@ import { answerToolResultText, CANCEL_ANSWER } from '../contract/tool-result.js'
 import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer } from '../contract/schema.js';
 import { recordEntry } from './audit.js';
 import { AskUserError } from './errors.js';
-import { crossSiteReason } from './same-origin.js';
+import { crossSiteError } from './same-origin.js';
 import {
   auditContext,
   closedError,
@@ -39,8 +39,8 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
     let known: AuditContext | (() => AuditContext) = {};
     try {
       // Before the body is read: a page on another site learns nothing, not even whether its body parsed.
-      const crossSite = crossSiteReason(req.header('origin'), req.header('sec-fetch-site'), req.ownOrigin, allowedOrigins);
-      if (crossSite) throw new AskUserError('forbidden', `Cross-site request: ${crossSite}.`);
+      const crossSite = crossSiteError(req.header('origin'), req.header('sec-fetch-site'), req.ownOrigin, allowedOrigins);
+      if (crossSite) throw crossSite;
       const raw = await req.readJson();
       const parsed = continueBodySchema.safeParse(raw);
       if (!parsed.success) {

@@ -5,6 +5,7 @@
  * `same-site`, is refused. A request with neither header (a server, curl) is not a browser's and passes;
  * authorization still applies to it. Each adapter offers it for the host's own routes (`sameOriginOnly`).
  */
+import { AskUserError } from './errors.js';
 
 export interface SameOriginOptions {
   /**
@@ -36,3 +37,14 @@ export function crossSiteReason(
 
 /** A state-changing method: the only ones the cross-site rule applies to. */
 export const changesState = (method: string): boolean => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+
+/** The 403 `forbidden` for a browser request from elsewhere, or undefined when it may go on. */
+export function crossSiteError(
+  origin: string | undefined,
+  fetchSite: string | undefined,
+  ownOrigin: string,
+  allowedOrigins: readonly string[] = [],
+): AskUserError | undefined {
+  const reason = crossSiteReason(origin, fetchSite, ownOrigin, allowedOrigins);
+  return reason ? new AskUserError('forbidden', `Cross-site request: ${reason}.`) : undefined;
+}
