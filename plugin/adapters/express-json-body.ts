@@ -4,9 +4,8 @@
  * never quoted back.
  */
 import express, { type Request, type Response } from 'express';
-import { bodyErrors } from './body-errors.js';
 import { LIMITS } from '../contract/limits.js';
-import { notJsonType } from './request-shape.js';
+import { bodyErrors, notJsonType } from './request-shape.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const parseJson = express.json({ limit: LIMITS.bodyBytes, type: JSON_TYPES, strict: true });

@@ -4,9 +4,8 @@
  * quoted back. Web requests have no body-size limit of their own, so the stream is read with a cap.
  */
 import { AskUserError } from '../core/errors.js';
-import { bodyErrors } from './body-errors.js';
 import { LIMITS } from '../contract/limits.js';
-import { isJsonMediaType, notJsonType } from './request-shape.js';
+import { bodyErrors, isJsonMediaType, notJsonType } from './request-shape.js';
 
 /** `application/json` or any `application/…+json`, in UTF-8 (the default for JSON). */
 function isUtf8Json(contentType: string | null): boolean {

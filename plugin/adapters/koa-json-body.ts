@@ -5,9 +5,8 @@
  */
 import { bodyParser } from '@koa/bodyparser';
 import type { ParameterizedContext } from 'koa';
-import { bodyErrors } from './body-errors.js';
 import { LIMITS } from '../contract/limits.js';
-import { notJsonType } from './request-shape.js';
+import { bodyErrors, notJsonType } from './request-shape.js';
 
 // The parser must read every type the check below lets through, or a `+json` body would arrive as `{}`.
 const JSON_TYPES = ['application/json', 'application/*+json'];
