@@ -37,7 +37,9 @@ export function lazyStore(url: string, options: StoreOptions = {}): LazyStore {
     markToolResultWritten: async (requestId) => (await ready()).markToolResultWritten(requestId),
     getState: async <T>(key: string) => (await ready()).getState<T>(key),
     putState: async (key, value, putOptions) => (await ready()).putState(key, value, putOptions),
+    casState: async (key, value, putOptions) => (await ready()).casState(key, value, putOptions),
     deleteState: async (key, ifVersion) => (await ready()).deleteState(key, ifVersion),
+    listStateKeys: async (prefix, listOptions) => (await ready()).listStateKeys(prefix, listOptions),
     async close() {
       if (closed) return;
       closed = true;

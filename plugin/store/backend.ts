@@ -7,8 +7,13 @@
  */
 import { StoreError } from './store-errors.js';
 
-/** What a swap expects to find: anything, no row at all, or exactly this raw string. */
-export type Expectation = { kind: 'any' } | { kind: 'absent' } | { kind: 'raw'; raw: string };
+/**
+ * What a swap expects to find: anything, no row at all, exactly this raw string, or a versioned state row
+ * (see `stateHead`) carrying this version and still live at `liveAt` (its `purgeAt`, if any, is later).
+ * The version form lets a compare-and-set go out without reading the row first.
+ */
+export type Expectation =
+  { kind: 'any' } | { kind: 'absent' } | { kind: 'raw'; raw: string } | { kind: 'version'; version: string; liveAt: number };
 
 export interface SwapRequest {
   key: string;
@@ -37,7 +42,18 @@ export interface Backend {
   read(key: string): Promise<string | undefined>;
   /** Atomic: if the row matches `expect`, write `next`; true when written. */
   swap(request: SwapRequest): Promise<boolean>;
+  /**
+   * Up to about `limit` keys starting with `prefix`, and a cursor for the next page (none when done).
+   * Keys present for the whole scan are returned at least once; keys added or removed meanwhile may or
+   * may not be. For background sweeps, never for anything that must be exact.
+   */
+  scan(prefix: string, cursor: string | undefined, limit: number): Promise<ScanPage>;
   close(): Promise<void>;
+}
+
+export interface ScanPage {
+  keys: string[];
+  cursor?: string;
 }
 
 export interface Envelope<T> {
@@ -68,9 +84,26 @@ export function decodeEnvelope<T>(raw: string, key: string): T | undefined {
   return envelope.value;
 }
 
+/**
+ * A versioned state row is written as `{"value":{"version":"…","purgeAt":…,"value":…},"expires":…}`, in
+ * that order, so a backend can check its version and life from the head of the string without parsing
+ * the whole value. A row in any other shape simply does not match, and the store falls back to a read.
+ */
+export const STATE_HEAD = '{"value":{"version":"';
+const HEAD = /^\{"value":\{"version":"([^"]*)"(?:,"purgeAt":(\d+))?/;
+
+/** The version and logical end of life a state row carries in its head, if it has that shape. */
+export function stateHead(raw: string): { version: string; purgeAt?: number } | undefined {
+  const m = HEAD.exec(raw);
+  if (!m) return undefined;
+  return m[2] === undefined ? { version: m[1]! } : { version: m[1]!, purgeAt: Number(m[2]) };
+}
+
 /** True when `expect` holds for the row currently stored as `current`. */
 export function matches(expect: Expectation, current: string | undefined): boolean {
   if (expect.kind === 'any') return true;
   if (expect.kind === 'absent') return current === undefined;
-  return current === expect.raw;
+  if (expect.kind === 'raw') return current === expect.raw;
+  const head = current === undefined ? undefined : stateHead(current);
+  return head !== undefined && head.version === expect.version && (head.purgeAt === undefined || head.purgeAt > expect.liveAt);
 }

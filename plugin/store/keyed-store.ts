@@ -28,6 +28,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** What one compare-and-swap attempt returns when its swap lost and it must read again. */
 const RETRY = Symbol('retry');
 const DONE = { done: undefined } as const;
+/** What a compare-and-swap decides on one reading: settle with `done`, or write and then return `result`. */
+type Step<T> = { done: T } | { write: StoredInteraction; result: T };
 /**
  * Physical TTLs only collect garbage; what a caller sees is decided on the logical clock. The grace keeps
  * a row around a little past its logical end, so a clock that runs slow (a frozen test clock, a slightly
@@ -45,10 +47,11 @@ interface StoredInteraction {
 interface StoredPointer {
   requestId: string;
 }
+/** Written in this key order: backends read the version and purgeAt from the row's head (backend.ts). */
 interface StoredState<T> {
-  value: T;
   version: string;
   purgeAt?: number;
+  value: T;
 }
 interface Loaded<T> {
   /** The raw row as stored, even when its value is dead: a swap must expect exactly it. */
@@ -56,8 +59,15 @@ interface Loaded<T> {
   value: T | undefined;
 }
 
+/**
+ * Raw interaction rows this process read or wrote last, so a claim right after a lookup, or a mark right
+ * after a claim, can swap against them without reading again. A stale entry only makes the swap fail,
+ * and the slow path reads; a decision not to write is never taken on a cached row.
+ */
+const RECENT_ROWS = 1024;
+
 export function resolveOptions(options: StoreOptions = {}): Required<StoreOptions> {
-  const { retentionMs = DAY_MS, timeoutMs = 1500, now = Date.now, namespace = 'ask_user' } = options;
+  const { retentionMs = DAY_MS, timeoutMs = 1500, now = Date.now, namespace = 'ask_user', sqliteSynchronous = 'normal' } = options;
   if (!Number.isFinite(retentionMs) || retentionMs <= 0) {
     throw new StoreError('invalid_store_options', `retentionMs must be a positive number of milliseconds, got ${retentionMs}`);
   }
@@ -70,7 +80,10 @@ export function resolveOptions(options: StoreOptions = {}): Required<StoreOption
       `namespace must be 1-64 characters of A-Z a-z 0-9 _ . - (no ":"), got ${JSON.stringify(namespace)}`,
     );
   }
-  return { retentionMs, timeoutMs, now, namespace };
+  if (sqliteSynchronous !== 'normal' && sqliteSynchronous !== 'full') {
+    throw new StoreError('invalid_store_options', `sqliteSynchronous must be 'normal' or 'full', got ${JSON.stringify(sqliteSynchronous)}`);
+  }
+  return { retentionMs, timeoutMs, now, namespace, sqliteSynchronous };
 }
 
 /** The backend write deadline sits before the caller's timeout so the reply has time to come back. */
@@ -88,6 +101,13 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
   const sessionKey = (sessionId: string) => `${namespace}:session:${sessionId}`;
   const stateKey = (key: string) => `${namespace}:state:${key}`;
   let closed = false;
+  const recent = new Map<string, string>();
+  const remember = (key: string, raw: string | undefined) => {
+    recent.delete(key);
+    if (raw === undefined) return;
+    recent.set(key, raw);
+    if (recent.size > RECENT_ROWS) recent.delete(recent.keys().next().value!);
+  };
 
   /** One public operation: bounded in time, errors mapped, a write deadline for every swap inside. */
   function operation<T>(name: string, work: (deadline: number) => Promise<T>): Promise<T> {
@@ -122,8 +142,26 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
   }
 
   async function readInteraction(requestId: string): Promise<InteractionRecord | undefined> {
-    const { value } = await load<StoredInteraction>(interactionKey(requestId));
-    return view(value, clock());
+    const key = interactionKey(requestId);
+    const loaded = await load<StoredInteraction>(key);
+    remember(key, loaded.raw);
+    return view(loaded.value, clock());
+  }
+
+  /** The interaction row as last seen by this process, if any (see RECENT_ROWS). */
+  function recentInteraction(requestId: string): { raw: string; value: StoredInteraction } | undefined {
+    const key = interactionKey(requestId);
+    const raw = recent.get(key);
+    return raw === undefined ? undefined : { raw, value: JSON.parse(raw).value as StoredInteraction };
+  }
+
+  /** Swap an interaction row and remember what is there now. */
+  async function writeInteraction(requestId: string, expect: Expectation, stored: StoredInteraction, ttlMs: number, deadline: number) {
+    const key = interactionKey(requestId);
+    const next = encodeEnvelope(stored, ttlMs + PHYSICAL_GRACE_MS);
+    const ok = await backend.swap({ key, expect, next, ttlMs: ttlMs + PHYSICAL_GRACE_MS, deadline });
+    remember(key, ok ? next : undefined);
+    return ok;
   }
 
   return {
@@ -147,10 +185,17 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
           if (JSON.stringify(value.record) === fresh) return false;
           throw new StoreError('duplicate_request_id', `requestId ${record.requestId} already holds an interaction; mint a new id per ask`);
         };
-        let loaded = await load<StoredInteraction>(interactionKey(record.requestId));
-        const free = isFree(loaded);
-        // Pointer before record: if the record write then fails, the pointer dangles and currentOf reads
-        // nothing, and a retry of the same create rewrites both.
+        const stored: StoredInteraction = { record, purgeAt };
+        // Most ids are new: try to insert before reading. Record before pointer: if the pointer write then
+        // fails, the record is never announced and lapses; a retry of the same create finds it identical
+        // and writes the pointer.
+        let settled = await writeInteraction(record.requestId, { kind: 'absent' }, stored, ttlMs, deadline);
+        for (let attempt = 0; !settled; attempt++) {
+          if (attempt === MAX_ATTEMPTS) throw contention('create', record.requestId);
+          const loaded = await load<StoredInteraction>(interactionKey(record.requestId));
+          // An identical record is there already (a retry): only the pointer may be missing.
+          settled = !isFree(loaded) || (await writeInteraction(record.requestId, expectFor(loaded.raw), stored, ttlMs, deadline));
+        }
         await write(
           sessionKey(record.sessionId),
           { kind: 'any' },
@@ -158,16 +203,8 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
           ttlMs,
           deadline,
         );
-        if (!free) return;
-        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-          const stored: StoredInteraction = { record, purgeAt };
-          if (await write(interactionKey(record.requestId), expectFor(loaded.raw), stored, ttlMs, deadline)) return;
-          loaded = await load<StoredInteraction>(interactionKey(record.requestId));
-          if (!isFree(loaded)) return;
-        }
-        throw contention('create', record.requestId);
+        return;
       }),
-
     get: (requestId) => operation('get', () => readInteraction(requestId)),
 
     currentOf: (sessionId) =>
@@ -184,19 +221,14 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
 
     markToolResultWritten: (requestId) =>
       operation('markToolResultWritten', (deadline) =>
-        untilSwapped('markToolResultWritten', requestId, async () => {
-          const { raw, value } = await load<StoredInteraction>(interactionKey(requestId));
-          const now = clock();
+        swapInteraction('markToolResultWritten', requestId, deadline, ({ value }, now) => {
           // Past retention there is nothing left to roll forward, so there is nothing to mark.
-          if (value === undefined || raw === undefined || now >= value.purgeAt) return DONE;
+          if (value === undefined || now >= value.purgeAt) return DONE;
           if (value.record.status === 'pending') {
             throw new StoreError('not_resolved', `interaction ${requestId} is still pending; claim it before writing its ToolResult`);
           }
           if (value.record.toolResultWritten) return DONE;
-          const stored: StoredInteraction = { record: { ...value.record, toolResultWritten: true }, purgeAt: value.purgeAt };
-          return (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(value.purgeAt, now), deadline))
-            ? DONE
-            : RETRY;
+          return { write: { record: { ...value.record, toolResultWritten: true }, purgeAt: value.purgeAt }, result: undefined };
         }),
       ),
 
@@ -207,29 +239,15 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
         return { value: value.value, version: value.version };
       }),
 
-    putState: <T>(key: string, value: T, putOptions: PutStateOptions = {}) =>
-      operation('putState', async (deadline) => {
-        const { ifVersion, ttlMs } = putOptions;
-        if (ttlMs !== undefined && (!Number.isFinite(ttlMs) || ttlMs <= 0)) {
-          throw new StoreError('invalid_store_options', `putState ttlMs must be a positive number, got ${ttlMs}`);
-        }
-        return untilSwapped('putState', key, async () => {
-          const loaded = await load<StoredState<T>>(stateKey(key));
-          const now = clock();
-          const live = liveState(loaded.value, now);
-          if (ifVersion === null && live !== undefined) return { done: false };
-          if (typeof ifVersion === 'string' && live?.version !== ifVersion) return { done: false };
-          const next: StoredState<T> = { value, version: randomUUID() };
-          if (ttlMs !== undefined) next.purgeAt = now + ttlMs;
-          const expect = ifVersion === undefined ? ({ kind: 'any' } as const) : expectFor(loaded.raw);
-          // Someone who wrote between our read and our swap makes it fail; the next read says whether it still fits.
-          return (await write(stateKey(key), expect, next, ttlMs, deadline)) ? { done: true } : RETRY;
-        });
-      }),
+    putState: async <T>(key: string, value: T, putOptions?: PutStateOptions) => (await casState(key, value, putOptions)) !== undefined,
+
+    casState,
 
     deleteState: (key, ifVersion) =>
-      operation('deleteState', (deadline) =>
-        untilSwapped('deleteState', key, async () => {
+      operation('deleteState', async (deadline) => {
+        // With a version, one conditional delete settles it unless the row is in an older shape.
+        if (ifVersion !== undefined && (await write(stateKey(key), versionOf(ifVersion), null, undefined, deadline))) return true;
+        return untilSwapped('deleteState', key, async () => {
           const loaded = await load<StoredState<unknown>>(stateKey(key));
           const live = liveState(loaded.value, clock());
           if (loaded.raw === undefined) return { done: false };
@@ -238,8 +256,16 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
           return (await write(stateKey(key), { kind: 'raw', raw: loaded.raw }, null, undefined, deadline))
             ? { done: live !== undefined }
             : RETRY;
-        }),
-      ),
+        });
+      }),
+
+    listStateKeys: (prefix, { cursor, limit = 500 } = {}) =>
+      operation('listStateKeys', async () => {
+        const full = stateKey(prefix);
+        const page = await backend.scan(full, cursor, limit);
+        const keys = page.keys.filter((k) => k.startsWith(full)).map((k) => k.slice(stateKey('').length));
+        return page.cursor === undefined ? { keys } : { keys, cursor: page.cursor };
+      }),
 
     async close() {
       if (closed) return;
@@ -254,22 +280,90 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
     { allowExpired = false }: ClaimOptions,
     deadline: number,
   ): Promise<ClaimOutcome> {
-    return untilSwapped('claim', requestId, async (): Promise<{ done: ClaimOutcome } | typeof RETRY> => {
-      const { raw, value } = await load<StoredInteraction>(interactionKey(requestId));
-      const now = clock();
+    return swapInteraction('claim', requestId, deadline, ({ value }, now): Step<ClaimOutcome> => {
       const record = view(value, now);
-      if (record === undefined || value === undefined || raw === undefined) return { done: { ok: false, reason: 'not_found' } };
+      if (record === undefined || value === undefined) return { done: { ok: false, reason: 'not_found' } };
       // "Expired" answers a late answer whether or not someone closed the interaction yet.
       if (record.status === 'expired' && !allowExpired) return { done: { ok: false, reason: 'expired', record } };
       if (value.record.status !== 'pending') return { done: { ok: false, reason: 'already_resolved', record } };
       const resolved: InteractionRecord = { ...value.record, status: resolution.status, resolution };
-      const purgeAt = Math.max(now, resolution.at) + retentionMs;
-      const stored: StoredInteraction = { record: resolved, purgeAt };
       // Lost the race: the next read sees the winner's resolution.
-      return (await write(interactionKey(requestId), { kind: 'raw', raw }, stored, ttlUntil(purgeAt, now), deadline))
-        ? { done: { ok: true, record: resolved } }
+      return { write: { record: resolved, purgeAt: Math.max(now, resolution.at) + retentionMs }, result: { ok: true, record: resolved } };
+    });
+  }
+
+  /**
+   * A compare-and-swap on an interaction row. The first try decides on the row this process saw last, if
+   * any, and swaps against it without reading; a decision not to write, or a failed swap, is taken again
+   * on a fresh read, so nothing is ever concluded from a cached row alone.
+   */
+  async function swapInteraction<T>(
+    name: string,
+    requestId: string,
+    deadline: number,
+    decide: (loaded: Loaded<StoredInteraction>, now: number) => Step<T>,
+  ): Promise<T> {
+    const key = interactionKey(requestId);
+    const cached = recent.get(key);
+    if (cached !== undefined) {
+      const now = clock();
+      let step: Step<T> | undefined;
+      try {
+        step = decide({ raw: cached, value: decodeEnvelope<StoredInteraction>(cached, key) }, now);
+      } catch {
+        step = undefined; // decided again below, on what the store holds
+      }
+      if (step && 'write' in step) {
+        if (await writeInteraction(requestId, { kind: 'raw', raw: cached }, step.write, ttlUntil(step.write.purgeAt, now), deadline)) {
+          return step.result;
+        }
+      }
+    }
+    return untilSwapped(name, requestId, async () => {
+      const loaded = await load<StoredInteraction>(key);
+      remember(key, loaded.raw);
+      const now = clock();
+      const step = decide(loaded, now);
+      if ('done' in step) return step;
+      return (await writeInteraction(requestId, expectFor(loaded.raw), step.write, ttlUntil(step.write.purgeAt, now), deadline))
+        ? { done: step.result }
         : RETRY;
     });
+  }
+
+  async function casState<T>(key: string, value: T, putOptions: PutStateOptions = {}): Promise<string | undefined> {
+    return operation('putState', async (deadline) => {
+      const { ifVersion, ttlMs } = putOptions;
+      if (ttlMs !== undefined && (!Number.isFinite(ttlMs) || ttlMs <= 0)) {
+        throw new StoreError('invalid_store_options', `putState ttlMs must be a positive number, got ${ttlMs}`);
+      }
+      const fresh = (now: number): StoredState<T> => ({
+        version: randomUUID(),
+        ...(ttlMs !== undefined ? { purgeAt: now + ttlMs } : {}),
+        value,
+      });
+      // One swap without a read settles the usual case; a failure is looked at on a fresh read, since a
+      // row past its logical life counts as absent and a row in an older shape hides its version.
+      const first = fresh(clock());
+      const expect: Expectation =
+        ifVersion === undefined ? { kind: 'any' } : ifVersion === null ? { kind: 'absent' } : versionOf(ifVersion);
+      if (await write(stateKey(key), expect, first, ttlMs, deadline)) return first.version;
+      return untilSwapped('putState', key, async () => {
+        const loaded = await load<StoredState<T>>(stateKey(key));
+        const now = clock();
+        const live = liveState(loaded.value, now);
+        if (ifVersion === null && live !== undefined) return { done: undefined };
+        if (typeof ifVersion === 'string' && live?.version !== ifVersion) return { done: undefined };
+        const next = fresh(now);
+        const expectRead = ifVersion === undefined ? ({ kind: 'any' } as const) : expectFor(loaded.raw);
+        // Someone who wrote between our read and our swap makes it fail; the next read says whether it still fits.
+        return (await write(stateKey(key), expectRead, next, ttlMs, deadline)) ? { done: next.version } : RETRY;
+      });
+    });
+  }
+
+  function versionOf(version: string): Expectation {
+    return { kind: 'version', version, liveAt: clock() };
   }
 
   /**

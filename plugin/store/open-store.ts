@@ -20,7 +20,10 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
       return createKeyedStore(createMemoryBackend(), resolved);
     case 'sqlite': {
       const { openSqliteBackend } = await import('./sqlite-backend.js');
-      return createKeyedStore(await openSqliteBackend(target.file, { timeoutMs: resolved.timeoutMs }), resolved);
+      return createKeyedStore(
+        await openSqliteBackend(target.file, { timeoutMs: resolved.timeoutMs, synchronous: resolved.sqliteSynchronous }),
+        resolved,
+      );
     }
     case 'redis': {
       const { openRedisBackend } = await import('./redis-backend.js');

@@ -19,8 +19,10 @@ export interface RedisBackendOptions {
   timeoutMs: number;
 }
 
-// KEYS[1]; ARGV: mode (any|absent|raw), expected raw, next raw, ttl ms (0 = none), deadline on the
-// server clock in ms (0 = none), delete (1|0). Returns 1 written, 0 expectation failed, -1 too late.
+// KEYS[1]; ARGV: mode (any|absent|raw|version), expected raw or version, next raw, ttl ms (0 = none),
+// deadline on the server clock in ms (0 = none), delete (1|0), the caller's logical now (version mode).
+// Returns 1 written, 0 expectation failed, -1 too late. The version is read from the row's head
+// (backend.ts, stateHead), so a large value is never decoded here.
 const SWAP_SCRIPT = `
 if ARGV[5] ~= '0' then
   local t = redis.call('TIME')
@@ -32,6 +34,12 @@ if ARGV[1] == 'absent' then
   if current then return 0 end
 elseif ARGV[1] == 'raw' then
   if current ~= ARGV[2] then return 0 end
+elseif ARGV[1] == 'version' then
+  if not current then return 0 end
+  local version = string.match(current, '^{"value":{"version":"([^"]*)"')
+  if version ~= ARGV[2] then return 0 end
+  local purgeAt = string.match(current, '^{"value":{"version":"[^"]*","purgeAt":(%d+)')
+  if purgeAt and tonumber(purgeAt) <= tonumber(ARGV[7]) then return 0 end
 end
 if ARGV[6] == '1' then
   redis.call('DEL', KEYS[1])
@@ -120,11 +128,12 @@ export async function openRedisBackend(target: { url: string; label: string }, {
       keys: [key],
       arguments: [
         expect.kind,
-        expect.kind === 'raw' ? expect.raw : '',
+        expect.kind === 'raw' ? expect.raw : expect.kind === 'version' ? expect.version : '',
         next ?? '',
         String(ttlMs === undefined ? 0 : Math.max(1, Math.ceil(ttlMs))),
         String(serverDeadline),
         next === null ? '1' : '0',
+        expect.kind === 'version' ? String(expect.liveAt) : '0',
       ],
     });
     if (reply === -1) throw new StoreUnavailableError(`${target.label} ran the write after its deadline; nothing was written`);
@@ -139,6 +148,10 @@ export async function openRedisBackend(target: { url: string; label: string }, {
       return typeof raw === 'string' ? raw : undefined;
     },
     swap,
+    scan: async (prefix, cursor, limit) => {
+      const reply = await client.scan(cursor ?? '0', { MATCH: `${globEscape(prefix)}*`, COUNT: limit });
+      return reply.cursor === '0' ? { keys: reply.keys } : { keys: reply.keys, cursor: reply.cursor };
+    },
     close: async () => {
       if (!client.isOpen) return;
       if (!client.isReady) return client.destroy();
@@ -149,3 +162,6 @@ export async function openRedisBackend(target: { url: string; label: string }, {
     },
   };
 }
+
+/** A prefix taken literally in a SCAN pattern. */
+const globEscape = (prefix: string): string => prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`);

@@ -79,7 +79,19 @@ export interface PendingStore {
   getState<T>(key: string): Promise<StateEntry<T> | undefined>;
   /** Returns false when `ifVersion` did not match (someone else wrote first). */
   putState<T>(key: string, value: T, options?: PutStateOptions): Promise<boolean>;
+  /**
+   * `putState` that returns the new version (undefined when `ifVersion` did not match), so the writer can
+   * compare-and-set again without reading. A given version is one round trip to the backend.
+   */
+  casState<T>(key: string, value: T, options?: PutStateOptions): Promise<string | undefined>;
+  /** Deletes the live entry (only if it has `ifVersion`, when given); false when there was none to delete. */
   deleteState(key: string, ifVersion?: string): Promise<boolean>;
+  /**
+   * State keys starting with `prefix`, a page of about `limit` at a time; pass the returned cursor back for
+   * the next page (none: done). Keys that exist throughout are listed at least once; an entry past its TTL
+   * may still be listed. Meant for background sweeps.
+   */
+  listStateKeys(prefix: string, options?: { cursor?: string; limit?: number }): Promise<{ keys: string[]; cursor?: string }>;
 
   close(): Promise<void>;
 }
@@ -102,4 +114,9 @@ export interface StoreOptions {
   now?: () => number;
   /** Key prefix, so several apps can share one Redis or SQLite file. @default 'ask_user' */
   namespace?: string;
+  /**
+   * SQLite only: what a commit survives. `normal`: a killed process (kill -9), not a power loss or OS
+   * crash, which may drop the last commits; `full`: both, at one or two fsyncs per write. @default 'normal'
+   */
+  sqliteSynchronous?: 'normal' | 'full';
 }

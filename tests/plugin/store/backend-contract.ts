@@ -44,6 +44,51 @@ export function backendContract(name: string, openBackend: () => Promise<Backend
       );
     });
 
+    it('matches a versioned row by the version and life in its head, and nothing else', async () => {
+      const k = key();
+      const row = (version: string, purgeAt?: number) =>
+        JSON.stringify({ value: { version, ...(purgeAt !== undefined ? { purgeAt } : {}), value: { v: 'version":"x' } } });
+      const at = (version: string, liveAt = 1000) => ({ kind: 'version' as const, version, liveAt });
+      assert.equal(await backend.swap({ key: k, expect: at('a'), next: row('b'), deadline: soon() }), false, 'no row, no version');
+      await backend.swap({ key: k, expect: { kind: 'any' }, next: row('a'), deadline: soon() });
+      assert.equal(
+        await backend.swap({ key: k, expect: at('x'), next: row('b'), deadline: soon() }),
+        false,
+        'a version inside the value is not the version',
+      );
+      assert.equal(await backend.swap({ key: k, expect: at('a'), next: row('b', 2000), deadline: soon() }), true);
+      assert.equal(await backend.read(k), row('b', 2000));
+      assert.equal(await backend.swap({ key: k, expect: at('b', 2000), next: row('c'), deadline: soon() }), false, 'dead at its purgeAt');
+      assert.equal(await backend.swap({ key: k, expect: at('b', 1999), next: null, deadline: soon() }), true, 'a delete by version');
+      assert.equal(await backend.read(k), undefined);
+      // A row with the same fields in another order is not read by its head: the store then reads it whole.
+      await backend.swap({
+        key: k,
+        expect: { kind: 'any' },
+        next: JSON.stringify({ value: { value: 1, version: 'd' } }),
+        deadline: soon(),
+      });
+      assert.equal(await backend.swap({ key: k, expect: at('d'), next: row('e'), deadline: soon() }), false);
+    });
+
+    it('scans the keys under a prefix in pages that resume from a cursor', async () => {
+      const prefix = `scan${randomBytes(4).toString('hex')}:*[?]:`;
+      const made = Array.from({ length: 23 }, (_, i) => `${prefix}${String(i).padStart(2, '0')}`);
+      for (const k of made) await backend.swap({ key: k, expect: { kind: 'any' }, next: 'v', deadline: soon() });
+      await backend.swap({ key: `${prefix.slice(0, -1)}-other`, expect: { kind: 'any' }, next: 'v', deadline: soon() });
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await backend.scan(prefix, cursor, 5);
+        for (const k of page.keys) seen.add(k);
+        cursor = page.cursor;
+        pages++;
+        assert.ok(pages < 100, 'the scan ends');
+      } while (cursor !== undefined);
+      assert.deepEqual([...seen].sort(), made, 'every key under the prefix (taken literally), none outside it');
+    });
+
     it('gives one true to 50 concurrent swaps from the same expectation', async () => {
       const k = key();
       await backend.swap({ key: k, expect: { kind: 'any' }, next: 'start', deadline: soon() });

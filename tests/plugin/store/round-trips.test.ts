@@ -1,0 +1,140 @@
+/**
+ * What one operation costs in backend calls: a compare-and-set with a known version, a claim right after
+ * the lookup that read the record, and a mark right after the claim each go out as one swap with no read.
+ * A stale version or a row changed by another writer still ends in the right answer, after a read.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createKeyedStore } from '../../../plugin/store/keyed-store.js';
+import { createMemoryBackend } from '../../../plugin/store/memory-backend.js';
+import { openSqliteBackend } from '../../../plugin/store/sqlite-backend.js';
+import type { Backend } from '../../../plugin/store/backend.js';
+import type { InteractionRecord } from '../../../plugin/store/types.js';
+import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
+
+function counting(backend: Backend) {
+  const calls = { read: 0, swap: 0, scan: 0 };
+  const wrapped: Backend = {
+    kind: backend.kind,
+    label: backend.label,
+    read: (key) => (calls.read++, backend.read(key)),
+    swap: (request) => (calls.swap++, backend.swap(request)),
+    scan: (prefix, cursor, limit) => (calls.scan++, backend.scan(prefix, cursor, limit)),
+    close: () => backend.close(),
+  };
+  const take = () => {
+    const seen = { ...calls };
+    calls.read = calls.swap = calls.scan = 0;
+    return seen;
+  };
+  return { wrapped, take };
+}
+
+const record = (requestId: string, sessionId = 's1'): InteractionRecord => ({
+  requestId,
+  toolCallId: `call_${requestId}`,
+  sessionId,
+  form: { title: 'Pick', mode: 'text' },
+  createdAt: Date.now(),
+  expiresAt: Date.now() + 60_000,
+  status: 'pending',
+});
+
+let dir: TempDir;
+before(async () => {
+  dir = await makeTempDir();
+});
+after(() => dir.remove());
+let files = 0;
+
+for (const [name, open] of [
+  ['memory', async () => createMemoryBackend()],
+  ['sqlite', () => openSqliteBackend(dir.file(`rt${files++}.db`), { timeoutMs: 1500 })],
+] as const) {
+  describe(`store round trips: ${name}`, () => {
+    it('a versioned compare-and-set is one swap; a stale version is refused after one read', async () => {
+      const { wrapped, take } = counting(await open());
+      const store = createKeyedStore(wrapped);
+      try {
+        const v1 = await store.casState('run', { n: 1 }, { ifVersion: null });
+        assert.ok(v1);
+        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        const v2 = await store.casState('run', { n: 2 }, { ifVersion: v1 });
+        assert.ok(v2 && v2 !== v1);
+        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        assert.equal(await store.casState('run', { n: 3 }, { ifVersion: v1 }), undefined, 'the old version loses');
+        assert.deepEqual(take(), { read: 1, swap: 1, scan: 0 });
+        assert.deepEqual((await store.getState('run'))?.value, { n: 2 });
+        take();
+        assert.equal(await store.deleteState('run', v2), true);
+        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('create is two swaps; a claim after the lookup and the mark after it are one swap each', async () => {
+      const { wrapped, take } = counting(await open());
+      const store = createKeyedStore(wrapped);
+      try {
+        await store.create(record('r1'));
+        assert.deepEqual(take(), { read: 0, swap: 2, scan: 0 });
+        await store.get('r1');
+        take();
+        const claimed = await store.claim('r1', {
+          status: 'answered',
+          at: Date.now(),
+          answer: { selections: [], customInput: 'x', cancelled: false },
+        });
+        assert.equal(claimed.ok, true);
+        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        await store.markToolResultWritten('r1');
+        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        assert.equal((await store.get('r1'))?.toolResultWritten, true);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('a claim whose remembered row another writer changed still has exactly one winner', async () => {
+      // Two stores on one backend stand for two instances: each remembers its own rows.
+      const backend = await open();
+      const a = createKeyedStore(backend);
+      const b = createKeyedStore(backend);
+      try {
+        await a.create(record('r2'));
+        await a.get('r2');
+        await b.get('r2');
+        const answer = { selections: [], customInput: 'x', cancelled: false };
+        const first = await b.claim('r2', { status: 'answered', at: Date.now(), answer });
+        const second = await a.claim('r2', { status: 'cancelled', at: Date.now(), answer });
+        assert.equal(first.ok, true);
+        assert.equal(second.ok, false);
+        assert.equal(!second.ok && second.reason, 'already_resolved', 'decided on a fresh read, not on the remembered pending row');
+      } finally {
+        await backend.close();
+      }
+    });
+
+    it('lists state keys under a prefix, page by page', async () => {
+      const store = createKeyedStore(await open());
+      try {
+        for (let i = 0; i < 12; i++) await store.putState(`paused:s${String(i).padStart(2, '0')}`, 1);
+        await store.putState('pausedX', 1);
+        const keys: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await store.listStateKeys('paused:', { cursor, limit: 5 });
+          keys.push(...page.keys);
+          cursor = page.cursor;
+        } while (cursor);
+        assert.deepEqual(
+          [...new Set(keys)].sort(),
+          Array.from({ length: 12 }, (_, i) => `paused:s${String(i).padStart(2, '0')}`),
+        );
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
