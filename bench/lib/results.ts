@@ -33,6 +33,8 @@ export interface ResultPart {
   seconds: number;
   rows: ResultRow[];
   notes?: string[];
+  /** Markdown lines the summary prints under the table (a breakdown too wide for one row). */
+  tables?: string[];
   detail?: unknown;
 }
 

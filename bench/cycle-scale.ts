@@ -1,0 +1,4 @@
+import { emptyFindings, type CycleContext, type CycleFindings } from './lib/cycle-context.js';
+export async function measureScale(_ctx: CycleContext): Promise<CycleFindings> {
+  return emptyFindings();
+}

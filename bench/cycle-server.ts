@@ -1,0 +1,260 @@
+/**
+ * The server side of the cycle benchmark, in its own process so its CPU is its own. Arguments:
+ * `demo <store> <modelBaseURL>` serves the demo app (Koa, persistent host) on a store whose backend calls
+ * are counted; `bare - <modelBaseURL>` serves the same two exchanges on node:http with the same `openai`
+ * client and no store. `<store>` is `memory`, `sqlite:<file>` or `redis:<url>`. The parent talks over IPC.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { createKeyedStore, createMemoryBackend, type Backend } from '../plugin/store/index.js';
+import type { SseSink } from '../plugin/core/host.js';
+import { formatEvent, SSE_HEADERS } from '../plugin/index.js';
+import { createDemoApp } from '../demo/app.js';
+import { discardingAudit, QUESTION } from './lib/bench-kit.js';
+import { counting, type Counts } from './lib/counting-backend.js';
+import { inProcessModelFetch } from './lib/instant-model.js';
+
+export type ToServer =
+  | { type: 'stats'; gc?: boolean }
+  | { type: 'seed'; prefix: string; from: number; to: number; concurrency: number; deadlineMs: number }
+  | { type: 'profile'; action: 'start' }
+  | { type: 'profile'; action: 'stop'; file: string };
+export type FromServer =
+  | { type: 'ready'; port: number }
+  | { type: 'stats'; counts: Counts; cpuUs: number; rssBytes: number; heapUsedBytes: number }
+  | { type: 'seeded'; seeded: number; failed: number; seconds: number }
+  | { type: 'profiled' };
+
+const [mode = 'demo', storeSpec = 'memory', baseURL = ''] = process.argv.slice(2);
+const MODEL = 'bench-model';
+const counts: Counts = {};
+
+async function openBackend(spec: string): Promise<Backend> {
+  if (spec === 'memory') return createMemoryBackend();
+  if (spec.startsWith('sqlite:')) {
+    const { openSqliteBackend } = await import('../plugin/store/sqlite-backend.js');
+    return openSqliteBackend(spec.slice('sqlite:'.length), { timeoutMs: 1500 });
+  }
+  if (spec.startsWith('redis:')) {
+    const url = spec.slice('redis:'.length);
+    const { openRedisBackend } = await import('../plugin/store/redis-backend.js');
+    return openRedisBackend({ url, label: 'bench redis' }, { timeoutMs: 1500 });
+  }
+  throw new Error(`unknown store ${spec}`);
+}
+
+/** A chat stream nobody reads: seeding needs the run to pause, not its bytes. */
+function discardingSink(): SseSink {
+  const controller = new AbortController();
+  let closed = false;
+  return {
+    send: () => {},
+    comment: () => {},
+    signal: controller.signal,
+    get closed() {
+      return closed;
+    },
+    end() {
+      closed = true;
+      controller.abort();
+    },
+  };
+}
+
+// A failing request must not go unnoticed, nor flood the parent's terminal.
+let errorsLogged = 0;
+// Work still in flight when the parent stops the server fails on the closed store; that is not a finding.
+let stopping = false;
+const onError = (err: unknown) => {
+  if (!stopping && errorsLogged++ < 5) console.error(`[cycle-server ${mode}]`, err instanceof Error ? err.message : err);
+};
+
+interface Served {
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  seed?: (sessionId: string) => Promise<void>;
+  close(): Promise<void>;
+}
+
+async function demoServer(): Promise<Served> {
+  const { backend } = counting(await openBackend(storeSpec), counts);
+  const store = createKeyedStore(backend);
+  const client = new OpenAI({ baseURL, apiKey: 'bench', maxRetries: 0 });
+  const options = { store, model: MODEL, audit: discardingAudit(), server: 'koa', locale: 'en', onError } as const;
+  const demo = await createDemoApp({ ...options, client });
+  // Seeding runs the same loop code on the same store, with a model answered in-process so it goes fast.
+  const seeder = await createDemoApp({
+    ...options,
+    client: new OpenAI({ baseURL, apiKey: 'bench', maxRetries: 0, fetch: inProcessModelFetch }),
+  });
+  // What demo/server.ts does before it listens.
+  await demo.loop.sweep();
+  return {
+    listener: demo.listener,
+    seed: (sessionId) => seeder.loop.chat({ sessionId, message: 'Migrate the schema.', sse: discardingSink() }),
+    async close() {
+      await seeder.close();
+      await demo.close();
+      await store.close();
+    },
+  };
+}
+
+const ASK_USER_TOOL: ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'ask_user', description: 'Ask the user one question.', parameters: { type: 'object', properties: {} } },
+};
+
+/** Every server has to remember the paused history somewhere; the bare one keeps it in a Map. */
+function bareServer(): Served {
+  const client = new OpenAI({ baseURL, apiKey: 'bench', maxRetries: 0 });
+  const paused = new Map<string, { messages: ChatCompletionMessageParam[]; requestId: string; toolCallId: string }>();
+
+  async function modelRound(messages: ChatCompletionMessageParam[], res: ServerResponse) {
+    const stream = await client.chat.completions.create({ model: MODEL, messages, tools: [ASK_USER_TOOL], stream: true });
+    let text = '';
+    let call: { id: string; arguments: string } | undefined;
+    for await (const part of stream) {
+      const delta = part.choices[0]?.delta;
+      if (delta?.content) {
+        text += delta.content;
+        res.write(formatEvent('message_delta', { text: delta.content }));
+      }
+      for (const c of delta?.tool_calls ?? []) {
+        call ??= { id: c.id ?? '', arguments: '' };
+        call.arguments += c.function?.arguments ?? '';
+      }
+    }
+    return { text, call };
+  }
+
+  async function chat(body: { sessionId: string; message: string }, res: ServerResponse) {
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'You are a helpful engineering assistant.' },
+      { role: 'user', content: body.message },
+    ];
+    const { text, call } = await modelRound(messages, res);
+    if (!call) return void res.end(formatEvent('done', { reason: 'completed' }));
+    const requestId = `ask_${randomBytes(16).toString('base64url')}`;
+    messages.push({
+      role: 'assistant',
+      content: text,
+      tool_calls: [{ id: call.id, type: 'function', function: { name: 'ask_user', arguments: call.arguments } }],
+    });
+    paused.set(body.sessionId, { messages, requestId, toolCallId: call.id });
+    const form = JSON.parse(call.arguments) as typeof QUESTION;
+    const expiresAt = new Date(Date.now() + 30 * 60_000).toISOString();
+    res.write(
+      formatEvent('user_input_required', {
+        ...form,
+        options: [...form.options],
+        id: requestId,
+        toolCallId: call.id,
+        sessionId: body.sessionId,
+        expiresAt,
+        resumable: true,
+      }),
+    );
+    res.end(formatEvent('done', { reason: 'paused' }));
+  }
+
+  async function resume(body: { sessionId: string; requestId: string; selections: string[]; customInput: string }, res: ServerResponse) {
+    const run = paused.get(body.sessionId);
+    if (!run || run.requestId !== body.requestId) return void res.end(formatEvent('done', { reason: 'error' }));
+    paused.delete(body.sessionId);
+    const content = JSON.stringify({ selections: body.selections, customInput: body.customInput, cancelled: false });
+    const at = new Date().toISOString();
+    res.write(
+      formatEvent('interaction_resolved', {
+        requestId: body.requestId,
+        toolCallId: run.toolCallId,
+        status: 'answered',
+        at,
+        selections: body.selections,
+        customInputLength: 0,
+      }),
+    );
+    res.write(formatEvent('tool_result', { toolCallId: run.toolCallId, name: 'ask_user', content, isError: false }));
+    await modelRound([...run.messages, { role: 'tool', tool_call_id: run.toolCallId, content }], res);
+    res.end(formatEvent('done', { reason: 'completed' }));
+  }
+
+  return {
+    listener(req, res) {
+      const parts: Buffer[] = [];
+      req.on('data', (p: Buffer) => parts.push(p));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+        res.writeHead(200, SSE_HEADERS);
+        const work = req.url === '/api/chat' ? chat(body, res) : resume(body, res);
+        work.catch((err: unknown) => {
+          onError(err);
+          res.end();
+        });
+      });
+    },
+    close: async () => {},
+  };
+}
+
+const served = mode === 'bare' ? bareServer() : await demoServer();
+const server = createServer(served.listener);
+server.keepAliveTimeout = 30_000;
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+
+async function seed(m: Extract<ToServer, { type: 'seed' }>) {
+  const started = performance.now();
+  let next = m.from;
+  let seeded = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (next < m.to && performance.now() - started < m.deadlineMs) {
+      const n = next++;
+      try {
+        await served.seed!(`${m.prefix}-${n}`);
+        seeded++;
+      } catch (err) {
+        failed++;
+        onError(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: m.concurrency }, worker));
+  return { seeded, failed, seconds: (performance.now() - started) / 1000 };
+}
+
+let inspector: Session | undefined;
+const send = (m: FromServer) => process.send!(m);
+process.on('message', async (m: ToServer) => {
+  if (m.type === 'stats') {
+    if (m.gc) for (let i = 0; i < 3; i++) globalThis.gc?.();
+    const { rss, heapUsed } = process.memoryUsage();
+    const cpu = process.cpuUsage();
+    send({ type: 'stats', counts: { ...counts }, cpuUs: cpu.user + cpu.system, rssBytes: rss, heapUsedBytes: heapUsed });
+  } else if (m.type === 'seed') {
+    send({ type: 'seeded', ...(await seed(m)) });
+  } else if (m.action === 'start') {
+    inspector = new Session();
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+    await inspector.post('Profiler.start');
+    send({ type: 'profiled' });
+  } else {
+    const { profile } = await inspector!.post('Profiler.stop');
+    writeFileSync(m.file, JSON.stringify(profile));
+    inspector!.disconnect();
+    send({ type: 'profiled' });
+  }
+});
+process.on('disconnect', () => {
+  stopping = true;
+  server.closeAllConnections();
+  server.close();
+  void served.close().then(() => process.exit(0));
+});
+send({ type: 'ready', port: (server.address() as AddressInfo).port });

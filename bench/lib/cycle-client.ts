@@ -1,0 +1,122 @@
+/**
+ * The browser's side of a question, over node:http with kept-alive sockets (cheaper than fetch, so the
+ * load generator takes less of the two cores from the server): POST /api/chat, read to `done`, answer the
+ * card on POST /api/chat/continue, read to `done`. Every request carries one fixed owner cookie.
+ */
+import { Agent, request } from 'node:http';
+
+const OWNER_COOKIE = 'ask_user_owner=bench-browser-identity-0123456789abcdefghij';
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+
+interface Posted {
+  status: number;
+  body: string;
+}
+
+export function post(port: number, path: string, body: unknown, signal?: AbortSignal): Promise<Posted> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent,
+        ...(signal ? { signal } : {}),
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), cookie: OWNER_COOKIE },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(30_000, () => req.destroy(new Error(`${path} timed out`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The data of the first `event` frame in an SSE text. */
+function eventData<T>(text: string, event: string): T | undefined {
+  const at = text.indexOf(`event: ${event}\n`);
+  if (at < 0) return undefined;
+  const line = text.slice(at).split('\n')[1] ?? '';
+  return line.startsWith('data: ') ? (JSON.parse(line.slice(6)) as T) : undefined;
+}
+
+interface Card {
+  id: string;
+  mode: string;
+  options?: Array<{ id: string }>;
+}
+
+/** One question asked and answered; continue goes to `continuePort` (another instance, if it differs). */
+export async function cycle(chatPort: number, continuePort: number, sessionId: string): Promise<void> {
+  const chat = await post(chatPort, '/api/chat', { sessionId, message: 'Migrate the schema.' });
+  const card = eventData<Card>(chat.body, 'user_input_required');
+  if (chat.status !== 200 || !card || !eventData(chat.body, 'done')) throw new Error(`chat: ${chat.status} ${chat.body.slice(0, 300)}`);
+  const choice = ['single', 'multiple', 'toggle'].includes(card.mode);
+  const answer = {
+    sessionId,
+    requestId: card.id,
+    selections: choice ? [card.options![0]!.id] : [],
+    customInput: choice ? '' : 'yes',
+    cancelled: false,
+  };
+  const resumed = await post(continuePort, '/api/chat/continue', answer);
+  const done = eventData<{ reason: string }>(resumed.body, 'done');
+  if (resumed.status !== 200 || done?.reason !== 'completed') throw new Error(`continue: ${resumed.status} ${resumed.body.slice(0, 300)}`);
+}
+
+export interface LoadResult {
+  cycles: number;
+  errors: number;
+  seconds: number;
+  firstError?: string;
+}
+
+export interface LoadOptions {
+  /** Which instance serves chat and continue of the n-th cycle. */
+  route: (n: number) => { chat: number; continue: number };
+  concurrency: number;
+  seconds: number;
+  maxCycles: number;
+  prefix: string;
+}
+
+/** Cycles back to back on `concurrency` workers until the time or the count runs out. */
+export async function load({ route, concurrency, seconds, maxCycles, prefix }: LoadOptions): Promise<LoadResult> {
+  const started = performance.now();
+  let next = 0;
+  let cycles = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const worker = async () => {
+    while (next < maxCycles && performance.now() - started < seconds * 1000) {
+      const n = next++;
+      const to = route(n);
+      try {
+        await cycle(to.chat, to.continue, `${prefix}-${n}`);
+        cycles++;
+      } catch (err) {
+        errors++;
+        firstError ??= (err as Error).message;
+        // A server that refuses everything must not turn the loop into a busy spin.
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { cycles, errors, seconds: (performance.now() - started) / 1000, ...(firstError ? { firstError } : {}) };
+}
+
+/** A chat stream held open: resolves when it ends; `abort` drops it. */
+export function openChat(port: number, sessionId: string) {
+  const controller = new AbortController();
+  const ended = post(port, '/api/chat', { sessionId, message: 'Migrate the schema.' }, controller.signal).catch(() => undefined);
+  return { ended, abort: () => controller.abort() };
+}
