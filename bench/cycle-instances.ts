@@ -1,4 +1,73 @@
-import { emptyFindings, type CycleContext, type CycleFindings } from './lib/cycle-context.js';
-export async function measureInstances(_ctx: CycleContext): Promise<CycleFindings> {
-  return emptyFindings();
+/**
+ * Whether a second server on the same Redis adds throughput: questions/s of two demo processes sharing one
+ * Redis vs one, at the same total concurrency. Two variants: each answer goes back to the instance that
+ * asked, or to the other one (the run resumes from the store). On 2 cores the load generator, Redis and
+ * the model take their share too, so the ceiling is well under 2×.
+ */
+import { CycleProcess } from './lib/cycle-process.js';
+import { load } from './lib/cycle-client.js';
+import { flushAll } from './lib/redis-server.js';
+import { emptyFindings, one, rate, type CycleContext, type CycleFindings } from './lib/cycle-context.js';
+import { ratio } from './lib/stats.js';
+
+const CONCURRENCY = 10;
+const TARGET = 1.6;
+
+export async function measureInstances(ctx: CycleContext): Promise<CycleFindings> {
+  const out = emptyFindings();
+  if (!ctx.redis) {
+    out.notes.push('two instances on one Redis: not measured (redis-server is not installed)');
+    return out;
+  }
+  await flushAll(ctx.redis.port);
+  const spec = `redis:${ctx.redis.url}`;
+  const [a, b] = await Promise.all([
+    CycleProcess.start('redis instance A', ['demo', spec, ctx.model.baseURL]),
+    CycleProcess.start('redis instance B', ['demo', spec, ctx.model.baseURL]),
+  ]);
+  const routes = {
+    one: one(a.port),
+    same: (n: number) => (n % 2 ? { chat: b.port, continue: b.port } : { chat: a.port, continue: a.port }),
+    cross: (n: number) => (n % 2 ? { chat: b.port, continue: a.port } : { chat: a.port, continue: b.port }),
+  };
+  const rates: Record<keyof typeof routes, number[]> = { one: [], same: [], cross: [] };
+  const errors: string[] = [];
+  try {
+    await load({ route: routes.same, concurrency: CONCURRENCY, seconds: 1, maxCycles: 5_000, prefix: 'inst-warm' });
+    // One instance before and after the two, so drift on a shared machine falls on both sides.
+    for (const name of ['one', 'same', 'cross', 'one'] as const) {
+      const r = await load({
+        route: routes[name],
+        concurrency: CONCURRENCY,
+        seconds: ctx.seconds,
+        maxCycles: 200_000,
+        prefix: `inst-${name}-${rates[name].length}`,
+      });
+      rates[name].push(r.cycles / r.seconds);
+      if (r.errors) errors.push(`${name}: ${r.errors} failed (${r.firstError})`);
+    }
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
+  const mean = (values: number[]) => values.reduce((t, v) => t + v, 0) / values.length;
+  const single = mean(rates.one);
+  for (const [name, label] of [
+    ['same', 'answer to the instance that asked'],
+    ['cross', 'answer to the other instance'],
+  ] as const) {
+    const value = mean(rates[name]);
+    out.rows.push({
+      group: 'cycle',
+      metric: `two instances on one Redis, ${label}`,
+      value: rate(value),
+      baseline: `${rate(single)} (one instance)`,
+      ratio: ratio(value / single),
+      target: `≥ ${TARGET}×`,
+      met: value / single >= TARGET,
+      raw: { cyclesPerSecond: value, oneInstance: single },
+    });
+  }
+  out.notes.push(...errors);
+  out.detail = rates;
+  return out;
 }
