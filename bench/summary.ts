@@ -41,6 +41,8 @@ for (const r of rows) {
 }
 console.log('\n## Benchmark summary (paste into the README performance table)\n');
 console.log(lines.join('\n'));
+const tables = parts.flatMap((p) => p.tables ?? []);
+if (tables.length) console.log(tables.join('\n'));
 const notes = parts.flatMap((p) => (p.notes ?? []).map((n) => `- ${p.name}: ${n}`));
 if (notes.length) console.log(`\n${notes.join('\n')}`);
 
