@@ -46,11 +46,6 @@ async function main() {
     staticDir: fileURLToPath(new URL('./dist/', import.meta.url)),
   });
 
-  // Runs a crash left between an answer's claim and its ToolResult are finished before serving.
-  const report = await demo.loop.sweep();
-  const sweeper = setInterval(() => demo.loop.sweep().catch((err) => console.error('[demo] sweep failed', err)), SWEEP_EVERY_MS);
-  sweeper.unref();
-
   const server = createServer(demo.listener).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -61,11 +56,24 @@ async function main() {
   console.log(
     `model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; server: ${config.server}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`,
   );
-  if (report.checked)
-    console.log(
-      `startup sweep: ${report.checked} paused run(s) checked, ${report.rolledForward} rolled forward, ${report.expired} expired, ${report.resumed} continued`,
-    );
   console.log(`ask-user-kit demo listening on http://${config.host}:${port}`);
+
+  // What a crash left half-done is finished in the background, a page of sessions at a time, so the
+  // server listens at once whatever the number of open questions; a new message to one of those
+  // sessions meanwhile rolls it forward first.
+  const sweepOnce = (startup: boolean) =>
+    demo.loop
+      .sweep()
+      .then((report) => {
+        if (startup ? report.checked : report.rolledForward || report.expired || report.resumed)
+          console.log(
+            `${startup ? 'startup ' : ''}sweep: ${report.checked} paused run(s) checked, ${report.rolledForward} rolled forward, ${report.expired} expired, ${report.resumed} continued`,
+          );
+      })
+      .catch((err) => console.error('[demo] sweep failed', err));
+  void sweepOnce(true);
+  const sweeper = setInterval(() => void sweepOnce(false), SWEEP_EVERY_MS);
+  sweeper.unref();
 
   let stopping = false;
   const stop = async () => {

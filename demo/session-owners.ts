@@ -26,6 +26,10 @@ export const ownerCookieOptions = (secure: boolean) => ({
 
 const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 
+/** Bindings this process has seen, which never change once made: most requests need no store read. */
+const KNOWN_OWNERS = 10_000;
+const known = new WeakMap<PendingStore, Map<string, string>>();
+
 /**
  * True when the browser holding `token` owns `sessionId`; a session nobody owns yet becomes its. Binding
  * on first use of any route means a stranger's answer looks the same for a session that exists and one
@@ -34,11 +38,21 @@ const digest = (token: string) => createHash('sha256').update(token).digest('bas
 export async function ownsSession(store: PendingStore, token: string, sessionId: string): Promise<boolean> {
   const mine = digest(token);
   const key = `owner:${sessionId}`;
+  let seen = known.get(store);
+  if (!seen) known.set(store, (seen = new Map()));
+  const remember = (owner: string) => {
+    seen.set(sessionId, owner);
+    if (seen.size > KNOWN_OWNERS) seen.delete(seen.keys().next().value!);
+    return owner === mine;
+  };
+  const cached = seen.get(sessionId);
+  if (cached !== undefined) return cached === mine;
   for (let attempt = 0; attempt < 3; attempt++) {
+    // A new session is the usual case: bind first, read only when someone already did.
+    if (await store.putState(key, { owner: mine }, { ifVersion: null })) return remember(mine);
     const held = await store.getState<{ owner: string }>(key);
-    if (held) return held.value.owner === mine;
-    if (await store.putState(key, { owner: mine }, { ifVersion: null })) return true;
-    // Another request bound it first: read who won.
+    if (held) return remember(held.value.owner);
+    // Bound and gone between our two calls (past a TTL): try again.
   }
   return false;
 }

@@ -29,7 +29,8 @@ const text = (content: unknown): string =>
 /** ISO closing time of each question of a session, by tool call id. */
 export type Closings = Record<string, string>;
 
-const closingsKey = (sessionId: string) => `demo:closings:${sessionId}`;
+/** One key per closed question, so recording a closing is one write that never reads first. */
+const closingPrefix = (sessionId: string) => `demo:closing:${sessionId}:`;
 const CLOSING_EVENTS = new Set(['answered', 'cancelled', 'expired', 'superseded']);
 
 /**
@@ -44,23 +45,25 @@ export function recordClosings(store: PendingStore, next: AuditLogger): AuditLog
       const { sessionId, toolCallId } = entry;
       if (!sessionId || !toolCallId || !CLOSING_EVENTS.has(entry.event)) return;
       const at = (entry.event === 'expired' && entry.expiresAt) || entry.at;
-      void remember(store, sessionId, toolCallId, at).catch(() => {});
+      // The first line wins: a roll-forward may log the same closing again, later.
+      void store.putState(`${closingPrefix(sessionId)}${toolCallId}`, at, { ifVersion: null }).catch(() => {});
     },
   };
 }
 
-async function remember(store: PendingStore, sessionId: string, toolCallId: string, at: string): Promise<void> {
-  const key = closingsKey(sessionId);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await store.getState<Closings>(key);
-    // The first line wins: a roll-forward may log the same closing again, later.
-    if (current?.value[toolCallId]) return;
-    if (await store.putState(key, { ...current?.value, [toolCallId]: at }, { ifVersion: current ? current.version : null })) return;
-  }
-}
-
 export async function closingsOf(store: PendingStore, sessionId: string): Promise<Closings> {
-  return (await store.getState<Closings>(closingsKey(sessionId)))?.value ?? {};
+  const prefix = closingPrefix(sessionId);
+  const closings: Closings = {};
+  let cursor: string | undefined;
+  do {
+    const page = await store.listStateKeys(prefix, { ...(cursor ? { cursor } : {}), limit: 200 });
+    for (const key of page.keys) {
+      const at = (await store.getState<string>(key))?.value;
+      if (at) closings[key.slice(prefix.length)] = at;
+    }
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return closings;
 }
 
 export function sessionView(sessionId: string, run: RunState | undefined, closings: Closings = {}): SessionViewBody {

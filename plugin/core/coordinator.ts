@@ -33,6 +33,11 @@ export interface InterceptContext {
   sessionId: string;
   /** The chat stream; `user_input_required` is written on it. Omit to deliver `result.event` yourself. */
   sse?: SseSink;
+  /**
+   * The caller already closed every open interaction of the session (a runtime that supersedes on each
+   * new message and holds the session's lease), so interception skips looking for one. @default false
+   */
+  noneOpen?: boolean;
 }
 
 export interface InterceptResult<C extends ToolCallLike = ToolCallLike> {
@@ -184,7 +189,7 @@ export function createCoordinator(options: CoordinatorOptions) {
 
   async function intercept<C extends ToolCallLike>(
     toolCalls: readonly C[],
-    { sessionId, sse }: InterceptContext,
+    { sessionId, sse, noneOpen = false }: InterceptContext,
   ): Promise<InterceptResult<C>> {
     // A card whose session id the continue route would refuse could never be answered: fail loudly here.
     if (!sessionIdSchema.safeParse(sessionId).success) {
@@ -236,7 +241,7 @@ export function createCoordinator(options: CoordinatorOptions) {
     if (!asked) return { pause: false, ordinaryCalls, errorResults };
 
     // One session, one pending interaction: an older one still open is closed before the new one exists.
-    await supersede(sessionId);
+    if (!noneOpen) await supersede(sessionId);
     const createdAt = now();
     const record: InteractionRecord = {
       requestId: newId(),

@@ -10,7 +10,7 @@ import type { InteractionRecord, PendingStore } from '../store/types.js';
 /** What the kit gives the runtime it builds: the store and the coordinator a loop calls on each turn. */
 export interface RuntimeCore {
   readonly store: PendingStore;
-  intercept(toolCalls: readonly ToolCallLike[], ctx: { sessionId: string }): Promise<InterceptResult>;
+  intercept(toolCalls: readonly ToolCallLike[], ctx: { sessionId: string; noneOpen?: boolean }): Promise<InterceptResult>;
   /** Close the session's open interaction (superseded, or expired when overdue); the host's `closed` runs. */
   supersede(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Close the session's interaction as expired if it is overdue. */

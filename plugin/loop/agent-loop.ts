@@ -15,19 +15,13 @@ import type { RunHost, SseSink } from '../core/host.js';
 import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
-import { emptyRun, RunStates, type RunState } from './run-state.js';
+import { emptyRun, RunStates, StateConflictError, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
-import { LeaseLostError, SessionBusyError, SessionFence, type Lease, type TakeOver } from './session-fence.js';
+import { Hold, LeaseLostError, RunLeases, SessionBusyError } from './run-lease.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
-import {
-  awaitsModelAfter,
-  rollForwardRun,
-  stalledOnAnswer,
-  unlist,
-  writeToolResult,
-  type RollForwardResult,
-} from './tool-result-writer.js';
+import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
 import { redactSecrets, reportFailure, sendFailure } from './failures.js';
+import { sweepMarkers, type SweepReport } from './sweep.js';
 
 export interface AgentLoopOptions {
   /** The injected client: `new OpenAI({ baseURL, apiKey })` for any OpenAI-compatible endpoint. */
@@ -47,7 +41,7 @@ export interface AgentLoopOptions {
   system?: string;
   /** Language of ask_user's description. @default 'zh' */
   locale?: ToolLocale;
-  /** Session lease lifetime (renewed while running). @default 15000 */
+  /** Session lease lifetime; one heartbeat per process keeps its running leases alive. @default 15000 */
   leaseTtlMs?: number;
   /** How long a continue waits for the session lease before `session_busy`. @default 3000 */
   resumeWaitMs?: number;
@@ -74,13 +68,7 @@ export interface ChatInput {
   sse: SseSink;
 }
 
-export interface SweepReport {
-  checked: number;
-  rolledForward: number;
-  expired: number;
-  /** Runs stalled on an accepted answer that this sweep continued (their output goes to history). */
-  resumed: number;
-}
+export type { SweepReport } from './sweep.js';
 
 /** The loop is the kit's RunHost: it continues a paused run when its question is answered. */
 export interface AgentLoop extends RunHost {
@@ -131,7 +119,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   const { coordinator } = options;
   const registry = new ToolRegistry(tools);
   const states = new RunStates(stateStore);
-  const fence = new SessionFence(stateStore, { ttlMs: leaseTtlMs });
+  const leases = new RunLeases(stateStore, { ttlMs: leaseTtlMs });
   const index = new PausedIndex(stateStore);
   const deps = { client, model, registry, coordinator, maxRounds, request, modelIdleTimeoutMs };
 
@@ -147,8 +135,54 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     ];
   };
 
-  /** Run rounds under `lease`, then persist and announce the outcome. Always ends the stream with `done`. */
-  async function drive(lease: Lease, sessionId: string, sse: SseSink, start: RunState): Promise<void> {
+  const unlist = (sessionId: string, version: string | undefined) =>
+    version ? index.remove(sessionId, version).catch(onError) : undefined;
+
+  /**
+   * Take the session's lease by writing it into the run state. `prepare` may change a run in the same
+   * write (return undefined to take the lease alone). A lease someone else still holds is waited on for
+   * up to `waitMs`, then refused with SessionBusyError.
+   */
+  async function acquire(
+    hold: Hold,
+    waitMs: number,
+    prepare?: (current: RunState | undefined) => RunState | undefined,
+  ): Promise<{ state: RunState; prepared: boolean }> {
+    const { sessionId } = hold;
+    const deadline = Date.now() + waitMs;
+    let entry = await states.entry(sessionId);
+    let fresh = false;
+    for (let lostSwaps = 0; lostSwaps < 25;) {
+      const current = entry?.value;
+      if (current?.lease && current.lease.owner !== hold.lease.owner && (await leases.holds(current.lease))) {
+        // Busy is only concluded on a fresh read; then waited out in small steps.
+        if (fresh && Date.now() >= deadline) throw new SessionBusyError(sessionId);
+        if (fresh) await new Promise((r) => setTimeout(r, 40));
+      } else {
+        const prepared = prepare?.(current);
+        const base = prepared ?? current ?? emptyRun(sessionId, system);
+        const written = await states.put(sessionId, entry, { ...base, lease: hold.lease });
+        if (written) return { state: written, prepared: prepared !== undefined };
+        lostSwaps++;
+      }
+      entry = await states.read(sessionId);
+      fresh = true;
+    }
+    throw new StateConflictError(`run state of session ${JSON.stringify(sessionId)} kept changing while taking its lease; retry later`);
+  }
+
+  /** After the run: a lease its last write did not let go (a failure on the way) is cleared now, if still ours. */
+  async function letGo(hold: Hold): Promise<void> {
+    leases.release(hold);
+    if (hold.lost || hold.settled) return;
+    await states
+      .update(hold.sessionId, (cur) => (cur?.lease?.owner === hold.lease.owner ? { ...cur, lease: undefined } : undefined))
+      .catch(onError); // unreleased, it lapses within a TTL
+  }
+
+  /** Run rounds under `hold`, then persist and announce the outcome. Always ends the stream with `done`. */
+  async function drive(hold: Hold, sse: SseSink, start: RunState): Promise<void> {
+    const { sessionId } = hold;
     const messages = [...start.messages];
     const outcome: RoundsOutcome = await runRounds(deps, {
       sessionId,
@@ -157,52 +191,53 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       roundsUsed: start.round,
       tools: toolsFor(sessionId),
       onRound: async (msgs, round) => {
-        if (lease.lost) throw new LeaseLostError(sessionId);
-        await states.update(sessionId, (cur) => ({ ...(cur ?? start), messages: [...msgs], round, status: 'running', owed: undefined }));
+        await states.update(sessionId, (cur) => ({ ...hold.check(cur), messages: [...msgs], round, status: 'running', owed: undefined }));
       },
     });
     // Another runner took the session over (this one's lease lapsed): its state is theirs now.
-    if (lease.lost) return sendFailure(sse, 'session_busy', new LeaseLostError(sessionId).message);
+    if (hold.lost) return sendFailure(sse, 'session_busy', new LeaseLostError(sessionId).message);
     if (outcome.kind === 'paused') {
       const { record, event, round } = outcome;
-      // Parked before the pause is saved: if this process dies before it releases, the answer's continue
-      // takes the lease over at once instead of failing as session_busy until the lease lapses.
-      await lease.park(record.requestId).catch(onError);
       // Listed before the pause is saved, so a holder killed right after the save is still found by a
-      // sweep (a listed run that never paused is dropped by the sweep's own check). The index only guides
+      // sweep (a listed run that never paused is dropped by the sweep's own check). The marker only guides
       // sweeps: failing to list must not turn a saved pause into an error shown instead of the card.
-      await index.add(sessionId).catch(onError);
-      // Durable first: only a run that is on disk may be announced as waiting for an answer.
+      const listed = (await index.add(sessionId, { requestId: record.requestId }).catch(onError)) ?? undefined;
+      // Durable first, the lease let go in the same write: only a run that is on disk may be announced.
       await states.update(sessionId, (cur) => ({
-        ...(cur ?? start),
+        ...hold.check(cur),
         messages,
         round,
         status: 'paused',
         paused: { requestId: record.requestId, toolCallId: record.toolCallId, round },
         owed: undefined,
+        lease: undefined,
+        listed,
       }));
-      // Again, now that the pause is saved: a removal racing the first add may have landed in between.
-      await index.add(sessionId).catch(onError);
-      // The pause is saved and a parked lease is taken over at once: a failed delete costs nothing.
-      await lease.release().catch(onError);
+      hold.settled = true;
       sse.send('user_input_required', event);
       sse.send('done', { reason: 'paused' });
       return;
     }
     // An outcome settles what was owed (an error is reported once, not retried by every sweep), except an
     // abort before the first round came back: the model never answered, so a sweep may still continue it.
+    let unlisted: string | undefined;
     await states.update(sessionId, (cur) => {
-      const base = cur ?? start;
+      const base = hold.check(cur);
+      const owed = outcome.kind === 'aborted' ? base.owed : undefined;
+      unlisted = owed ? undefined : base.listed;
       return {
         ...base,
         messages,
         round: outcome.round,
         status: 'idle',
         paused: undefined,
-        owed: outcome.kind === 'aborted' ? base.owed : undefined,
+        owed,
+        lease: undefined,
+        listed: owed ? base.listed : undefined,
       };
     });
-    await lease.release().catch(onError); // the run is saved; an unreleased lease lapses after its TTL
+    hold.settled = true;
+    await unlist(sessionId, unlisted);
     if (outcome.kind === 'completed') sse.send('done', { reason: 'completed' });
     else if (outcome.kind === 'max_rounds')
       sendFailure(sse, 'max_rounds', `the model used all ${maxRounds} rounds without a final answer; send a new message to go on`);
@@ -210,70 +245,66 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     else sse.end(); // aborted: the client left, nothing is listening
   }
 
-  /** The session lease, or undefined once the refusal is on `sse`: busy is the other runner's; anything else (the store down) is reported as what it is. */
-  async function leaseOrReport(sessionId: string, waitMs: number, sse: SseSink, takeOver: TakeOver): Promise<Lease | undefined> {
-    try {
-      return await fence.acquire(sessionId, waitMs, takeOver);
-    } catch (err) {
-      if (err instanceof SessionBusyError) sendFailure(sse, 'session_busy', err.message);
-      else reportFailure(sse, err, onError);
-      return undefined;
-    }
+  /** Busy is the other runner's (said in fixed words); anything else (the store down) is reported as what it is. */
+  function refuse(sse: SseSink, err: unknown): void {
+    if (err instanceof SessionBusyError) sendFailure(sse, 'session_busy', err.message);
+    else reportFailure(sse, err, onError);
   }
 
   /** An answer always reaches the model: a question asked in the last round still gets one round after it. */
   const afterAnswer = (state: RunState): RunState => ({ ...state, round: Math.min(state.round, maxRounds - 1) });
 
-  /** After the ToolResult is in history: take the lease and let the model continue, once. */
-  async function continueAfter(record: InteractionRecord, sse: SseSink): Promise<void> {
-    const lease = await leaseOrReport(record.sessionId, resumeWaitMs, sse, (held) => held.parkedOn === record.requestId);
-    if (!lease) return;
-    try {
-      const state = await states.get(record.sessionId);
-      if (!awaitsModelAfter(state, record.toolCallId)) {
-        sendFailure(
-          sse,
-          'session_busy',
-          'the session moved on (a newer message already ran after this answer); its answer is in the history',
-        );
-        return;
-      }
-      await drive(lease, record.sessionId, sse, afterAnswer(state!));
-    } finally {
-      await lease.release().catch(onError);
-    }
-  }
-
   const persistentHost: RunHost = {
     async isResumable(record) {
-      const state = await states.get(record.sessionId);
+      // What this process saw last is enough: a stale "paused here" only makes the claim or the run's
+      // next write fail, and both then read the store.
+      const state = (await states.entry(record.sessionId))?.value;
       return state?.status === 'paused' && state.paused?.requestId === record.requestId && state.paused.toolCallId === record.toolCallId;
     },
     async resume({ record, answer, toolResultContent, sse }) {
+      const hold = leases.mint(record.sessionId);
       try {
-        const out = await writeToolResult(states, record, toolResultContent);
+        // The answer and, when the session is free, the lease go in one write.
+        const out = await writeToolResult(states, record, toolResultContent, answer.cancelled ? undefined : hold);
         if (!out.known) {
           sendFailure(sse, 'not_resumable', 'this server has no run paused on that question; start the task again');
           return;
         }
         await store.markToolResultWritten(record.requestId);
         sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
+        await unlist(record.sessionId, out.unlisted);
         if (answer.cancelled) {
-          await unlist(states, index, record.sessionId).catch(onError);
           sse.send('done', { reason: 'cancelled' });
           return;
         }
         // Listed until the model has gone on: a crash before that leaves a stalled run a sweep continues.
-        await continueAfter(record, sse);
-        await unlist(states, index, record.sessionId).catch(onError);
+        let state = out.took ? out.state : undefined;
+        if (!state) {
+          try {
+            state = (await acquire(hold, resumeWaitMs)).state;
+          } catch (err) {
+            return refuse(sse, err);
+          }
+        }
+        if (!awaitsModelAfter(state, record.toolCallId)) {
+          sendFailure(
+            sse,
+            'session_busy',
+            'the session moved on (a newer message already ran after this answer); its answer is in the history',
+          );
+          return;
+        }
+        await drive(hold, sse, afterAnswer(state));
       } catch (err) {
         reportFailure(sse, err, onError);
+      } finally {
+        await letGo(hold);
       }
     },
     async closed({ record, toolResultContent }) {
-      await writeToolResult(states, record, toolResultContent);
+      const out = await writeToolResult(states, record, toolResultContent);
       await store.markToolResultWritten(record.requestId);
-      await unlist(states, index, record.sessionId);
+      await unlist(record.sessionId, out.unlisted);
     },
   };
 
@@ -289,59 +320,72 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     return closed && after.kind === 'nothing' ? { kind: 'expired', record: closed } : after;
   }
 
+  /** The user's message starts a turn: running from round 0 with the message at the end of history. */
+  const userTurn = (sessionId: string, current: RunState | undefined, message: string): RunState => {
+    const base = current ?? emptyRun(sessionId, system);
+    const messages = [...base.messages, { role: 'user' as const, content: message }];
+    return { ...base, status: 'running', paused: undefined, owed: undefined, listed: undefined, round: 0, messages };
+  };
+
   async function chat({ sessionId, message, sse }: ChatInput): Promise<void> {
-    // A holder parked on the question the run is still paused on writes nothing more: it may be dead.
-    const lease = await leaseOrReport(
-      sessionId,
-      0,
-      sse,
-      async (held) => (await states.get(sessionId))?.paused?.requestId === held.parkedOn,
-    );
-    if (!lease) return;
+    const hold = leases.mint(sessionId);
     try {
-      // A new message closes the open card first (docs/protocol.md §6): its cancel+reason ToolResult goes in.
-      const closed = await coordinator.supersede(sessionId);
-      if (closed?.resolution) {
-        const { status, at } = closed.resolution;
-        sse.send('interaction_resolved', {
-          requestId: closed.requestId,
-          toolCallId: closed.toolCallId,
-          status,
-          at: new Date(at).toISOString(),
-          selections: [],
-          customInputLength: 0,
-        });
-      }
-      const rolled = await rollForward(sessionId);
-      const written = closed ? await states.get(sessionId) : undefined;
-      const closedContent = closed && written?.messages.find((m) => m.role === 'tool' && m.tool_call_id === closed.toolCallId)?.content;
-      if (closed && typeof closedContent === 'string') {
-        sse.send('tool_result', { toolCallId: closed.toolCallId, name: ASK_USER_TOOL_NAME, content: closedContent, isError: false });
-      } else if (rolled.kind === 'rolled_forward' && rolled.wrote) {
-        sse.send('tool_result', { toolCallId: rolled.toolCallId, name: ASK_USER_TOOL_NAME, content: rolled.content, isError: false });
-      }
-      if (rolled.kind === 'pending') {
-        sendFailure(sse, 'session_busy', 'a question of this session is still being answered; wait for its stream to end');
-        return;
-      }
-      const start = await states.update(sessionId, (cur) => {
-        const base = cur ?? emptyRun(sessionId, system);
-        return {
-          ...base,
-          status: 'running',
-          paused: undefined,
-          owed: undefined,
-          round: 0,
-          messages: [...base.messages, { role: 'user', content: message }],
-        };
+      // A run at rest (new, or idle) takes the lease and the message in one write; its stale marker goes.
+      let before: RunState | undefined;
+      const taken = await acquire(hold, 0, (cur) => {
+        before = cur;
+        return !cur || cur.status === 'idle' ? userTurn(sessionId, cur, message) : undefined;
       });
-      await drive(lease, sessionId, sse, start!);
+      let start: RunState | undefined = taken.state;
+      if (taken.prepared) await unlist(sessionId, before?.listed);
+      else start = await closeBefore(hold, sse, message);
+      if (start) await drive(hold, sse, start);
     } catch (err) {
-      reportFailure(sse, err, onError);
+      refuse(sse, err);
     } finally {
-      await lease.release().catch(onError);
+      await letGo(hold);
       sse.end();
     }
+  }
+
+  /**
+   * A run paused on a card (or left running by a runner that died): close the open card first
+   * (docs/protocol.md §6; its cancel+reason ToolResult goes in), roll forward a half-resolved one, then
+   * start the turn. Undefined when the refusal is already on `sse`.
+   */
+  async function closeBefore(hold: Hold, sse: SseSink, message: string): Promise<RunState | undefined> {
+    const { sessionId } = hold;
+    const closed = await coordinator.supersede(sessionId);
+    if (closed?.resolution) {
+      const { status, at } = closed.resolution;
+      sse.send('interaction_resolved', {
+        requestId: closed.requestId,
+        toolCallId: closed.toolCallId,
+        status,
+        at: new Date(at).toISOString(),
+        selections: [],
+        customInputLength: 0,
+      });
+    }
+    const rolled = await rollForward(sessionId);
+    const written = closed ? await states.get(sessionId) : undefined;
+    const closedContent = closed && written?.messages.find((m) => m.role === 'tool' && m.tool_call_id === closed.toolCallId)?.content;
+    if (closed && typeof closedContent === 'string') {
+      sse.send('tool_result', { toolCallId: closed.toolCallId, name: ASK_USER_TOOL_NAME, content: closedContent, isError: false });
+    } else if (rolled.kind === 'rolled_forward' && rolled.wrote) {
+      sse.send('tool_result', { toolCallId: rolled.toolCallId, name: ASK_USER_TOOL_NAME, content: rolled.content, isError: false });
+    }
+    if (rolled.kind === 'pending') {
+      sendFailure(sse, 'session_busy', 'a question of this session is still being answered; wait for its stream to end');
+      return undefined;
+    }
+    let unlisted: string | undefined;
+    const start = await states.update(sessionId, (cur) => {
+      unlisted = hold.check(cur).listed;
+      return userTurn(sessionId, cur, message);
+    });
+    await unlist(sessionId, unlisted);
+    return start;
   }
 
   /** Aborted by close(): stops a sweep and the runs it continues. */
@@ -359,53 +403,35 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   });
 
   /** Continue a run stalled on an accepted answer, under the session lease; false when not ours to do. */
-  async function resumeStalled(sessionId: string): Promise<boolean> {
-    const seen = await states.get(sessionId);
+  async function resumeStalled(sessionId: string, seen: RunState | undefined): Promise<boolean> {
     if (!stalledOnAnswer(seen) || Date.now() - seen!.owed!.since < resumeStalledAfterMs) return false;
-    let lease: Lease;
+    const hold = leases.mint(sessionId);
     try {
-      lease = await fence.acquire(sessionId, 0);
-    } catch {
-      return false; // someone runs the session right now: it is not stalled
-    }
-    try {
-      const state = await states.get(sessionId);
-      if (!stalledOnAnswer(state) || state!.rev !== seen!.rev) return false;
-      await drive(lease, sessionId, detachedSink(), afterAnswer(state!));
-      await unlist(states, index, sessionId);
+      let state: RunState;
+      try {
+        state = (await acquire(hold, 0)).state;
+      } catch (err) {
+        if (err instanceof SessionBusyError) return false; // someone runs the session right now: it is not stalled
+        throw err;
+      }
+      // Taking the lease is the only write since `seen`: anything else means someone else went on.
+      if (!stalledOnAnswer(state) || state.rev !== seen!.rev + 1) return false;
+      await drive(hold, detachedSink(), afterAnswer(state));
       return true;
     } finally {
-      await lease.release().catch(onError);
+      await letGo(hold);
     }
   }
 
-  async function sweepSession(sessionId: string, report: SweepReport): Promise<void> {
-    const result = await rollForward(sessionId);
-    if (result.kind === 'expired') report.expired++;
-    else if (result.kind === 'rolled_forward') {
-      // A record gone past retention is closed as expired too.
-      if (!result.record || result.record.resolution?.status === 'expired') report.expired++;
-      else report.rolledForward++;
-    }
-    // Stalled before this sweep, or just rolled forward: a run that still owes the model its answer.
-    if (await resumeStalled(sessionId)) report.resumed++;
-  }
-
-  async function sweepAll(): Promise<SweepReport> {
-    const report: SweepReport = { checked: 0, rolledForward: 0, expired: 0, resumed: 0 };
-    for (const sessionId of await index.list()) {
-      if (closing.signal.aborted) break;
-      report.checked++;
-      // One session's failure is logged and the sweep goes on: the others must not starve behind it.
-      await sweepSession(sessionId, report).catch(onError);
-    }
-    return report;
-  }
+  /** A runner holds the session now (it may be about to pause and list it). */
+  const isRunning = async (run: RunState | undefined) => run?.status === 'running' && (await leases.holds(run.lease));
 
   /** One sweep at a time per loop: a timer firing while a slow sweep still runs joins it. */
   let sweeping: Promise<SweepReport> | undefined;
   const sweep = (): Promise<SweepReport> => {
-    sweeping ??= sweepAll().finally(() => (sweeping = undefined));
+    sweeping ??= sweepMarkers({ index, states, rollForward, resumeStalled, isRunning, signal: closing.signal, onError }).finally(
+      () => (sweeping = undefined),
+    );
     return sweeping;
   };
 
@@ -420,6 +446,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       // next start. A run still streaming to a client ends with its stream.
       closing.abort();
       await sweeping?.catch(() => undefined);
+      leases.close();
     },
   };
 }

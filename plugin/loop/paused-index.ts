@@ -1,84 +1,69 @@
 /**
- * The sessions whose run is paused on a question, kept in the store so a fresh process can find the runs
- * a crash left half-resolved (the store has no key listing). Small by nature: one entry per open card.
+ * The sessions whose run needs a sweep (paused on a question, or owing the model an answer), so a fresh
+ * process can find what a crash left half-done. One marker per session (`paused:<sessionId>`), written
+ * when the run pauses and deleted by the version the run state remembers (`RunState.listed`) once the run
+ * has gone on: a pause and a resume each cost one write, whatever the number of open questions, and a
+ * delete never removes a newer marker. Sweeps walk the markers in pages.
  */
-import type { PendingStore } from '../store/types.js';
-import { swapState } from './state-swap.js';
+import type { PendingStore, StateEntry } from '../store/types.js';
 
-interface IndexValue {
-  sessions: string[];
+export interface Marker {
+  requestId: string;
 }
 
-/** A change to the list; `undefined` when it changes nothing. Pure: a lost swap applies it again. */
-type Edit = (sessions: string[]) => string[] | undefined;
+/** Where releases before markers kept one list of every paused session. */
+const LEGACY_KEY = 'runs:paused';
 
 export class PausedIndex {
   readonly #store: PendingStore;
-  readonly #key: string;
-  readonly #queue: Array<{ edit: Edit; resolve: () => void; reject: (err: unknown) => void }> = [];
-  #draining = false;
+  readonly #prefix: string;
 
-  constructor(store: PendingStore, key = 'runs:paused') {
+  constructor(store: PendingStore, keyPrefix = 'paused:') {
     this.#store = store;
-    this.#key = key;
+    this.#prefix = keyPrefix;
   }
 
+  key(sessionId: string): string {
+    return `${this.#prefix}${sessionId}`;
+  }
+
+  /** List the session; the marker's version, for the run state to remember. */
+  async add(sessionId: string, marker: Marker): Promise<string | undefined> {
+    return this.#store.casState(this.key(sessionId), marker);
+  }
+
+  /** Unlist the session if its marker is still the one written with `version`. */
+  async remove(sessionId: string, version: string): Promise<void> {
+    await this.#store.deleteState(this.key(sessionId), version);
+  }
+
+  async marker(sessionId: string): Promise<StateEntry<Marker> | undefined> {
+    return this.#store.getState<Marker>(this.key(sessionId));
+  }
+
+  /** Every listed session at once (diagnostics and tests; a sweep reads pages). */
   async list(): Promise<string[]> {
-    return (await this.#store.getState<IndexValue>(this.#key))?.value.sessions ?? [];
+    const all: string[] = [];
+    for await (const page of this.pages(500)) all.push(...page);
+    return all;
   }
 
-  add(sessionId: string): Promise<void> {
-    return this.#enqueue((s) => (s.includes(sessionId) ? undefined : [...s, sessionId]));
+  /** Every listed session, a page at a time. */
+  async *pages(limit: number): AsyncGenerator<string[]> {
+    await this.#migrateLegacy();
+    let cursor: string | undefined;
+    do {
+      const page = await this.#store.listStateKeys(this.#prefix, { ...(cursor ? { cursor } : {}), limit });
+      yield page.keys.map((k) => k.slice(this.#prefix.length));
+      cursor = page.cursor;
+    } while (cursor !== undefined);
   }
 
-  remove(sessionId: string): Promise<void> {
-    return this.#enqueue((s) => (s.includes(sessionId) ? s.filter((x) => x !== sessionId) : undefined));
-  }
-
-  /**
-   * Every pause and resume of every session writes this one key. Changes queued while a write is in
-   * flight go out together in the next write, so a burst of N pauses in one process costs a few
-   * compare-and-swaps instead of N racing each other; other processes still race, and retry.
-   */
-  #enqueue(edit: Edit): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ edit, resolve, reject });
-      if (!this.#draining) void this.#drain();
-    });
-  }
-
-  async #drain(): Promise<void> {
-    this.#draining = true;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0);
-      try {
-        await this.#change((sessions) => {
-          let next: string[] | undefined;
-          for (const { edit } of batch) next = edit(next ?? sessions) ?? next;
-          return next;
-        });
-        for (const { resolve } of batch) resolve();
-      } catch (err) {
-        for (const { reject } of batch) reject(err);
-      }
-    }
-    this.#draining = false;
-  }
-
-  #change(edit: Edit): Promise<void> {
-    return swapState<IndexValue, void>(
-      this.#store,
-      this.#key,
-      (entry) => {
-        const next = edit(entry?.value.sessions ?? []);
-        return next ? { write: { sessions: next }, result: undefined } : { keep: undefined };
-      },
-      {
-        attempts: 50,
-        what: 'the paused-run index',
-        // Other processes write this key too: spread the retries of a burst out.
-        backoff: (attempt) => new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** (attempt - 1), 50))),
-      },
-    );
+  /** A store written by an older release lists its paused sessions in one value: turn them into markers once. */
+  async #migrateLegacy(): Promise<void> {
+    const legacy = await this.#store.getState<{ sessions: string[] }>(LEGACY_KEY);
+    if (!legacy) return;
+    for (const sessionId of legacy.value.sessions) await this.#store.putState(this.key(sessionId), { requestId: '' } satisfies Marker);
+    await this.#store.deleteState(LEGACY_KEY, legacy.version);
   }
 }

@@ -85,7 +85,8 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
       let pause: InterceptResult | undefined;
       if (asks.length > 0) {
         const calls = asks.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
-        pause = await deps.coordinator.intercept(calls, { sessionId });
+        // The runner superseded any open card before this turn and holds the lease: no lookup needed.
+        pause = await deps.coordinator.intercept(calls, { sessionId, noneOpen: true });
         for (const r of pause.errorResults) results.set(r.toolCallId, r);
       }
 

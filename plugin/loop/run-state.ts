@@ -2,10 +2,11 @@
  * A session's run, persisted in the PendingStore next to its pending interaction (docs/protocol.md §7), so any
  * instance sharing the store — or this one after a crash — continues it from exactly where it paused.
  * Every write is a compare-and-set on the store's version; a lost race re-reads and re-applies the change.
+ * The session lease lives in the same value (run-lease.ts), so taking it, saving a step and letting it go
+ * are the same writes as the run's own.
  */
 import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
-import type { PendingStore } from '../store/types.js';
-import { swapState } from './state-swap.js';
+import type { PendingStore, StateEntry } from '../store/types.js';
 
 export type RunStatus = 'idle' | 'running' | 'paused';
 
@@ -31,16 +32,42 @@ export interface RunState {
    * sweep continues it. A run that ended in an error clears it, so a failing model is not retried forever.
    */
   owed?: { toolCallId: string; /** When the answer was accepted (its claim), epoch ms. */ since: number };
+  /** The runner working on the session now (run-lease.ts); absent while nobody runs it. */
+  lease?: RunLease;
+  /** The version of the session's paused-run marker (paused-index.ts) while the run is listed for sweeps. */
+  listed?: string;
   /** Bumped on every write; a writer recognizes its own write by it. */
   rev: number;
   /** Epoch milliseconds. */
   updatedAt: number;
 }
 
-export { StateConflictError } from './state-swap.js';
+export interface RunLease {
+  /** This run's holder: one per chat, continue or sweep. */
+  owner: string;
+  /** The process holding it, whose heartbeat keeps the lease alive past `until`. */
+  instance: string;
+  /** Epoch ms until which the lease holds without looking at the heartbeat. */
+  until: number;
+}
 
-/** `undefined` from a mutation means "nothing to change" (the write was already done: idempotent). */
+/** A value that kept changing under every write attempt: another writer won each time. */
+export class StateConflictError extends Error {
+  readonly code = 'state_conflict';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateConflictError';
+  }
+}
+
+/**
+ * `undefined` from a mutation means "nothing to change" (the write was already done: idempotent). A
+ * mutation returns a new value and never changes its argument, which may be shared with a cache.
+ */
 export type Mutation = (current: RunState | undefined) => RunState | undefined;
+
+/** How many sessions' last-seen state a process keeps, to write without reading first. */
+const SEEN_RUNS = 4096;
 
 export interface RunStatesOptions {
   /** @default 'run:' */
@@ -55,6 +82,8 @@ export class RunStates {
   readonly #prefix: string;
   readonly #attempts: number;
   readonly #now: () => number;
+  /** The entry each session had when this process last read or wrote it; a stale one only fails a swap. */
+  readonly #seen = new Map<string, StateEntry<RunState> | null>();
 
   constructor(store: PendingStore, options: RunStatesOptions = {}) {
     const { keyPrefix = 'run:', attempts = 25, now = Date.now } = options;
@@ -68,23 +97,65 @@ export class RunStates {
     return `${this.#prefix}${sessionId}`;
   }
 
+  /** The stored run, read from the store (never from the cache). */
   async get(sessionId: string): Promise<RunState | undefined> {
-    return (await this.#store.getState<RunState>(this.key(sessionId)))?.value;
+    return (await this.read(sessionId))?.value;
   }
 
-  /** Read, apply `mutate`, write if unchanged since the read; repeat on a lost race. Returns the state now stored. */
-  update(sessionId: string, mutate: Mutation): Promise<RunState | undefined> {
-    return swapState<RunState, RunState | undefined>(
-      this.#store,
-      this.key(sessionId),
-      (entry) => {
-        const next = mutate(entry ? structuredClone(entry.value) : undefined);
-        if (next === undefined) return { keep: entry?.value };
-        const written: RunState = { ...next, sessionId, rev: (entry?.value.rev ?? 0) + 1, updatedAt: this.#now() };
-        return { write: written, result: written };
-      },
-      { attempts: this.#attempts, what: `run state of session ${JSON.stringify(sessionId)}` },
+  /**
+   * Read, apply `mutate`, write if unchanged since the read; repeat on a lost race. Returns the state now
+   * stored. The first try starts from what this process saw last, without a read; a decision to change
+   * nothing is only taken on a fresh read.
+   */
+  async update(sessionId: string, mutate: Mutation): Promise<RunState | undefined> {
+    let entry = this.#seen.get(sessionId);
+    let fresh = entry === undefined;
+    if (fresh) entry = (await this.read(sessionId)) ?? null;
+    for (let attempt = 0; attempt < this.#attempts; attempt++) {
+      const next = mutate(entry?.value);
+      if (next === undefined) {
+        if (fresh) return entry?.value;
+      } else {
+        const written = await this.put(sessionId, entry ?? undefined, next);
+        if (written) return written;
+      }
+      entry = (await this.read(sessionId)) ?? null;
+      fresh = true;
+    }
+    throw new StateConflictError(
+      `run state of session ${JSON.stringify(sessionId)} kept changing under ${this.#attempts} writes; retry later`,
     );
+  }
+
+  /** Write `next` only if the run is still `base` (undefined: no run yet); the state written, or undefined. */
+  async put(sessionId: string, base: StateEntry<RunState> | undefined, next: RunState): Promise<RunState | undefined> {
+    const written: RunState = { ...next, sessionId, rev: (base?.value.rev ?? 0) + 1, updatedAt: this.#now() };
+    const version = await this.#store.casState(this.key(sessionId), written, { ifVersion: base ? base.version : null });
+    if (version === undefined) {
+      this.#seen.delete(sessionId);
+      return undefined;
+    }
+    this.#remember(sessionId, { value: written, version });
+    return written;
+  }
+
+  /** The entry last seen by this process, or a fresh read when there is none. */
+  async entry(sessionId: string): Promise<StateEntry<RunState> | undefined> {
+    const seen = this.#seen.get(sessionId);
+    return seen === undefined ? this.read(sessionId) : (seen ?? undefined);
+  }
+
+  /** A fresh read, remembered. */
+  async read(sessionId: string): Promise<StateEntry<RunState> | undefined> {
+    const entry = await this.#store.getState<RunState>(this.key(sessionId));
+    this.#remember(sessionId, entry ?? null);
+    return entry;
+  }
+
+  #remember(sessionId: string, entry: StateEntry<RunState> | null): void {
+    this.#seen.delete(sessionId);
+    this.#seen.set(sessionId, entry);
+    if (this.#seen.size > SEEN_RUNS) this.#seen.delete(this.#seen.keys().next().value!);
   }
 }
 

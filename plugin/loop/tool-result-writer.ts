@@ -6,6 +6,7 @@
 import { answerToolResultText, CANCEL_ANSWER, closedToolResultText } from '../contract/tool-result.js';
 import type { InteractionRecord, PendingStore, Resolution } from '../store/types.js';
 import type { PausedIndex } from './paused-index.js';
+import type { Hold } from './run-lease.js';
 import { hasToolResult, insertToolResult, unansweredToolCalls, type RunState, type RunStates } from './run-state.js';
 
 export interface WriteOutcome {
@@ -14,6 +15,10 @@ export interface WriteOutcome {
   /** We added the tool message (false when it was already there). */
   wrote: boolean;
   state?: RunState;
+  /** The lease `hold` asked for was taken in the same write. */
+  took: boolean;
+  /** The run needs no sweep any more: the paused-run marker of this version is to be removed. */
+  unlisted?: string;
 }
 
 /** The ToolResult content a resolution stands for (docs/protocol.md §4). */
@@ -28,20 +33,38 @@ export function contentForResolution(resolution: Resolution): string {
   }
 }
 
-export async function writeToolResult(states: RunStates, record: InteractionRecord, content: string): Promise<WriteOutcome> {
+/**
+ * Append the ToolResult and unpause the run if it was paused on this call. With `hold`, the same write
+ * takes the session's lease when nobody holds it, so a continue saves the answer and starts its run in
+ * one write.
+ */
+export async function writeToolResult(states: RunStates, record: InteractionRecord, content: string, hold?: Hold): Promise<WriteOutcome> {
   const { sessionId, toolCallId } = record;
   let known = false;
   let wrote = false;
+  let unlisted: string | undefined;
   const state = await states.update(sessionId, (cur) => {
     known = false;
     wrote = false;
+    unlisted = undefined;
     if (!cur) return undefined;
     const pausedHere = cur.paused?.toolCallId === toolCallId;
     // An answer leaves the model owed a call; a cancel or a close does not.
     // `since` is when the answer was accepted, also when a roll-forward writes it much later.
     const { resolution } = record;
-    const owed = resolution?.status === 'answered' ? { owed: { toolCallId, since: resolution.at } } : {};
-    const unpause = (s: RunState): RunState => (pausedHere ? { ...s, status: 'idle', paused: undefined, ...owed } : s);
+    const owes = resolution?.status === 'answered';
+    const unpause = (s: RunState): RunState => {
+      if (!pausedHere) return s;
+      // Owing the model nothing, the run needs no sweep: its marker goes (by the version it was listed with).
+      if (!owes) unlisted = s.listed;
+      return {
+        ...s,
+        status: 'idle',
+        paused: undefined,
+        ...(owes ? { owed: { toolCallId, since: resolution.at } } : { listed: undefined }),
+        ...(hold && !s.lease ? { lease: hold.lease } : {}),
+      };
+    };
     if (hasToolResult(cur.messages, toolCallId)) {
       known = true;
       return pausedHere ? unpause(cur) : undefined;
@@ -51,7 +74,8 @@ export async function writeToolResult(states: RunStates, record: InteractionReco
     wrote = true;
     return unpause({ ...cur, messages: insertToolResult(cur.messages, toolCallId, content) });
   });
-  return { known, wrote, state };
+  const took = hold !== undefined && state?.lease?.owner === hold.lease.owner;
+  return { known, wrote, state, took, ...(unlisted ? { unlisted } : {}) };
 }
 
 /** True when the run's history ends with the tool results of a turn that includes `toolCallId`, all answered. */
@@ -74,18 +98,6 @@ export function stalledOnAnswer(state: RunState | undefined): boolean {
   // `owed` is only ever set by writeToolResult for an answered ask_user call, so the history check is the
   // same one a continue makes before it runs the model.
   return state?.status === 'idle' && state.owed !== undefined && awaitsModelAfter(state, state.owed.toolCallId);
-}
-
-/**
- * Take the session off the sweep's list unless its run still needs a sweep (paused, or stalled on an
- * answer). Checked again after the removal: the run may have paused meanwhile on another instance, whose
- * own add found the entry still there and did nothing.
- */
-export async function unlist(states: RunStates, index: PausedIndex, sessionId: string): Promise<void> {
-  const needsSweep = (s: RunState | undefined) => s?.status === 'paused' || stalledOnAnswer(s);
-  if (needsSweep(await states.get(sessionId))) return;
-  await index.remove(sessionId);
-  if (needsSweep(await states.get(sessionId))) await index.add(sessionId);
 }
 
 export type RollForwardResult =
@@ -111,11 +123,8 @@ export interface RollForwardDeps {
 export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): Promise<RollForwardResult> {
   const { store, states, index } = deps;
   const state = await states.get(sessionId);
-  if (!state || state.status !== 'paused' || !state.paused) {
-    // A run stalled on an answer stays listed until a sweep has continued it.
-    await unlist(states, index, sessionId);
-    return { kind: 'nothing' };
-  }
+  // A run stalled on an answer stays listed until a sweep has continued it.
+  if (!state || state.status !== 'paused' || !state.paused) return { kind: 'nothing' };
   const { requestId, toolCallId } = state.paused;
   const record = await store.get(requestId);
   if (record?.status === 'pending') return { kind: 'pending', record };
@@ -124,7 +133,7 @@ export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): 
   const content = record?.resolution ? contentForResolution(record.resolution) : closedToolResultText('expired');
   const out = await writeToolResult(states, record ?? { ...placeholder(sessionId, toolCallId, requestId) }, content);
   if (record) await store.markToolResultWritten(requestId);
-  await unlist(states, index, sessionId);
+  if (out.unlisted) await index.remove(sessionId, out.unlisted);
   return { kind: 'rolled_forward', record, toolCallId, content, wrote: out.wrote };
 }
 

@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../plugin/store/index.js';
-import { SessionFence } from '../../plugin/loop/session-fence.js';
-import { unansweredToolCalls } from '../../plugin/loop/run-state.js';
+import { RunLeases } from '../../plugin/loop/run-lease.js';
+import { emptyRun, RunStates, unansweredToolCalls } from '../../plugin/loop/run-state.js';
 import { answerBody, first, postStream } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
 
@@ -89,18 +89,54 @@ test('a continue racing a new message: never two runners, never a doubled or mis
   }
 });
 
-test('a lease left by a dead holder is taken over once it lapses', async (t) => {
+test('a lease left by a process that stopped beating is taken over once it lapses; its late write fails', async (t) => {
   const store = await openStore('memory');
   t.after(() => store.close());
   let clock = 1_000_000;
-  const fence = new SessionFence(store, { ttlMs: 60_000, now: () => clock });
-  const dead = await fence.acquire('s-lease');
-  await assert.rejects(fence.acquire('s-lease'), { code: 'session_busy' });
+  const dead = new RunLeases(store, { ttlMs: 60_000, now: () => clock });
+  const other = new RunLeases(store, { ttlMs: 60_000, now: () => clock });
+  t.after(() => (dead.close(), other.close()));
+  const states = new RunStates(store);
+  const old = dead.mint('s-lease');
+  await states.update('s-lease', () => ({ ...emptyRun('s-lease'), status: 'running', lease: old.lease }));
+  assert.equal(await other.holds(old.lease), true, 'held until its `until`');
   clock += 61_000;
-  const taken = await fence.acquire('s-lease');
-  assert.equal(await fence.isHeld('s-lease'), true);
-  await dead.release(); // a late release by the old holder must not free the new holder's lease
-  assert.equal(await fence.isHeld('s-lease'), true);
-  await taken.release();
-  assert.equal(await fence.isHeld('s-lease'), false);
+  await dead.beat();
+  assert.equal(await other.holds(old.lease), true, "past `until`, held while its process's heartbeat names it");
+  clock += 61_000;
+  assert.equal(await other.holds(old.lease), false, 'the heartbeat lapsed too: free to take over');
+  const taken = other.mint('s-lease');
+  await states.update('s-lease', (cur) => ({ ...cur!, lease: taken.lease }));
+  // The old holder's next write checks its lease in the run state and is refused.
+  await assert.rejects(
+    new RunStates(store).update('s-lease', (cur) => ({ ...old.check(cur), round: 9 })),
+    { code: 'session_busy' },
+  );
+  assert.equal(old.lost, true);
+  assert.equal((await states.get('s-lease'))!.lease!.owner, taken.lease.owner, 'the new holder keeps the session');
+  dead.release(old);
+  assert.equal(await other.holds(old.lease), false);
+});
+
+test('a process knows its own runs: a lease it let go holds nothing, even before its `until`', async (t) => {
+  const store = await openStore('memory');
+  t.after(() => store.close());
+  const leases = new RunLeases(store, { ttlMs: 60_000 });
+  t.after(() => leases.close());
+  const hold = leases.mint('s-own');
+  assert.equal(await leases.holds(hold.lease), true);
+  leases.release(hold);
+  assert.equal(await leases.holds(hold.lease), false);
+});
+
+test('a pause and a completed turn let the lease go in their own write', async (t) => {
+  const h = await startHarness({ turns: [{ toolCalls: [askSingle('call_free')] }, { text: 'done' }] });
+  t.after(() => h.close());
+  const ask = first(await postStream(`${h.url}/api/chat`, { sessionId: 's-free', message: 'go' }), 'user_input_required');
+  assert.equal((await h.demo.loop.getRun('s-free'))!.lease, undefined, 'paused: no lease');
+  await postStream(`${h.url}/api/chat/continue`, answerBody('s-free', ask.id, ['safe']));
+  const run = (await h.demo.loop.getRun('s-free'))!;
+  assert.equal(run.status, 'idle');
+  assert.equal(run.lease, undefined, 'completed: no lease');
+  assert.equal(run.listed, undefined, 'and nothing left for a sweep');
 });

@@ -87,7 +87,8 @@ test('a crash between the claim and the ToolResult write is rolled forward at st
 
   const two = await startDemoServer({ env });
   t.after(() => two.stop());
-  assert.match(two.output(), /startup sweep: 1 paused run\(s\) checked, 1 rolled forward/);
+  // The sweep runs after the server listens, so its line comes a moment later.
+  await two.waitForOutput(/startup sweep: 1 paused run\(s\) checked, 1 rolled forward/);
   const session = await getJson(`${two.url}/api/session?sessionId=s-crash`);
   assert.equal(session.body.status, 'idle');
   const exact = '{"selections":["implement"],"customInput":"","cancelled":false}';
@@ -127,7 +128,7 @@ test('a question that expired while the server was down is closed by the startup
 
   const two = await startDemoServer({ env });
   t.after(() => two.stop());
-  assert.match(two.output(), /startup sweep: 1 paused run\(s\) checked, 0 rolled forward, 1 expired/);
+  await two.waitForOutput(/startup sweep: 1 paused run\(s\) checked, 0 rolled forward, 1 expired/);
   const session = await getJson(`${two.url}/api/session?sessionId=s-down`);
   assert.equal(session.body.status, 'idle');
   assert.deepEqual(

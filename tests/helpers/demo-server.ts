@@ -23,6 +23,8 @@ export interface DemoServer {
   readonly child: ChildProcess;
   /** Everything printed so far (stdout and stderr). */
   output(): string;
+  /** Resolves with the output once it matches `pattern` (work the server does after it listens). */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** SIGKILL, like a crash; resolves when the process is gone. */
   kill(): Promise<void>;
   /** SIGTERM and wait. */
@@ -80,6 +82,13 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     url,
     child,
     output: () => out,
+    async waitForOutput(pattern, waitMs = 60_000) {
+      for (const deadline = Date.now() + waitMs; !pattern.test(out);) {
+        if (Date.now() > deadline) throw new Error(`no output matching ${pattern} within ${waitMs} ms; output:\n${out}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return out;
+    },
     async kill() {
       killTree(child, 'SIGKILL');
       await exited;

@@ -41,9 +41,9 @@ test('the paused state is in the store before user_input_required is written', a
   const wrap = (s: PendingStore): PendingStore =>
     new Proxy(s, {
       get(target, prop, receiver) {
-        if (prop !== 'putState') return Reflect.get(target, prop, receiver);
+        if (prop !== 'putState' && prop !== 'casState') return Reflect.get(target, prop, receiver);
         return async (key: string, value: unknown, opts: unknown) => {
-          const ok = await target.putState(key, value, opts as never);
+          const ok = await target[prop](key, value, opts as never);
           if (ok && key.startsWith('run:') && (value as RunState).status === 'paused') pausedStored = true;
           return ok;
         };

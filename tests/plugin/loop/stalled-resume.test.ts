@@ -133,7 +133,7 @@ test('a continued run that failed is not retried by sweeps: an error settles wha
 test('sweeps run one at a time, one failing session does not stop the others, and the timings are checked', async (t) => {
   const { model, store: inner } = await setup(t, 'ask-ok');
   await pausedThenClaimed(inner, model, 's-ok', 'ask-ok');
-  await new PausedIndex(inner).add('s-broken');
+  await new PausedIndex(inner).add('s-broken', { requestId: 'ask_broken' });
   // Reading the broken session's run fails; the sweep must still reach s-ok.
   const store = new Proxy(inner, {
     get(target, p, receiver) {

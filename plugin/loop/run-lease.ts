@@ -1,0 +1,134 @@
+/**
+ * One runner per session across every instance sharing the store. The lease is a field of the run state
+ * (run-state.ts), so it is taken, kept and let go by the run's own compare-and-set writes, and a runner
+ * whose lease was taken over finds out on its next write. A lease holds until its `until`; after that,
+ * while its process's heartbeat still names it. One heartbeat per process keeps all of its leases alive,
+ * so a thousand open streams cost one write every few seconds, not a thousand.
+ */
+import { randomBytes } from 'node:crypto';
+import type { PendingStore } from '../store/types.js';
+import type { RunLease, RunState } from './run-state.js';
+
+export class SessionBusyError extends Error {
+  readonly code = 'session_busy';
+  constructor(sessionId: string) {
+    super(
+      `session ${JSON.stringify(sessionId)} is already running (another message or continue holds it); wait for its stream to end and retry`,
+    );
+    this.name = 'SessionBusyError';
+  }
+}
+
+/** This runner's lease lapsed and another runner took the session: it must stop writing. */
+export class LeaseLostError extends Error {
+  readonly code = 'session_busy';
+  constructor(sessionId: string) {
+    super(
+      `session ${JSON.stringify(sessionId)} was taken over by another runner after this run's lease lapsed; its last step was not saved`,
+    );
+    this.name = 'LeaseLostError';
+  }
+}
+
+interface Heartbeat {
+  /** Epoch ms until which the owners below count as running. */
+  until: number;
+  owners: string[];
+}
+
+export interface RunLeasesOptions {
+  /** How long a lease or a heartbeat holds without renewal. @default 15000 */
+  ttlMs?: number;
+  /** How often the heartbeat is renewed while this process holds a lease. @default a third of `ttlMs` (at least 50) */
+  beatEveryMs?: number;
+  /** @default 'instance:' */
+  keyPrefix?: string;
+  now?: () => number;
+}
+
+/** One run's hold on its session: written into the run state, and checked on every write after. */
+export class Hold {
+  #lost = false;
+  /** Set once a write of the run let this lease go (a pause or an outcome saved): nothing left to clear. */
+  settled = false;
+  constructor(
+    readonly sessionId: string,
+    readonly lease: RunLease,
+  ) {}
+
+  /** True once a write found another runner's lease in the run state. */
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /** Throws LeaseLostError unless `current` is still held by this run. */
+  check(current: RunState | undefined): RunState {
+    if (!current || current.lease?.owner !== this.lease.owner) {
+      this.#lost = true;
+      throw new LeaseLostError(this.sessionId);
+    }
+    return current;
+  }
+}
+
+export class RunLeases {
+  /** This process, as named in its leases and its heartbeat. */
+  readonly instance = randomBytes(9).toString('base64url');
+  readonly #store: PendingStore;
+  readonly #ttlMs: number;
+  readonly #beatEveryMs: number;
+  readonly #prefix: string;
+  readonly #now: () => number;
+  readonly #held = new Set<string>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(store: PendingStore, options: RunLeasesOptions = {}) {
+    const { ttlMs = 15_000, beatEveryMs = Math.max(50, Math.floor(ttlMs / 3)), keyPrefix = 'instance:', now = Date.now } = options;
+    this.#store = store;
+    this.#ttlMs = ttlMs;
+    this.#beatEveryMs = beatEveryMs;
+    this.#prefix = keyPrefix;
+    this.#now = now;
+  }
+
+  /** A new lease, kept alive by this process's heartbeat until `release`. */
+  mint(sessionId: string): Hold {
+    const owner = randomBytes(12).toString('base64url');
+    this.#held.add(owner);
+    // The first beat lands a third of a TTL from now, well before this lease's own `until`.
+    this.#timer ??= setInterval(() => void this.beat(), this.#beatEveryMs);
+    this.#timer.unref();
+    return new Hold(sessionId, { owner, instance: this.instance, until: this.#now() + this.#ttlMs });
+  }
+
+  /** Stop keeping the lease alive; the run state lets it go, or it lapses within a TTL. Idempotent. */
+  release(hold: Hold): void {
+    this.#held.delete(hold.lease.owner);
+    if (this.#held.size === 0 && this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  /** Whether `lease` still keeps other runners out. */
+  async holds(lease: RunLease | undefined): Promise<boolean> {
+    if (!lease) return false;
+    // This process knows its own runs exactly: a run that ended without letting go holds nothing.
+    if (lease.instance === this.instance) return this.#held.has(lease.owner);
+    if (lease.until > this.#now()) return true;
+    const beat = await this.#store.getState<Heartbeat>(`${this.#prefix}${lease.instance}`);
+    return !!beat && beat.value.until > this.#now() && beat.value.owners.includes(lease.owner);
+  }
+
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Renew the heartbeat now (the timer does it every `beatEveryMs` while a lease is held). */
+  async beat(): Promise<void> {
+    const value: Heartbeat = { until: this.#now() + this.#ttlMs, owners: [...this.#held] };
+    // A failed beat is retried on the next tick; leases minted since the last one still hold on `until`.
+    await this.#store.putState(`${this.#prefix}${this.instance}`, value, { ttlMs: this.#ttlMs }).catch(() => undefined);
+  }
+}
