@@ -2,7 +2,8 @@
  * Whether questions left open cost the ones being answered: questions/s with BENCH_OPEN paused sessions
  * in the store vs with 1,000, on SQLite and Redis; and how long the demo's own server entry takes from
  * spawn to accepting connections on a store holding those paused runs vs an empty one. The paused runs are
- * made by the loop itself (chat until the model asks), never by writing store rows.
+ * made by the loop itself (chat until the model asks), never by writing store rows, in seeding processes of
+ * their own; each rate is measured on a fresh server process.
  */
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
@@ -16,7 +17,7 @@ import { ratio } from './lib/stats.js';
 const BASE_OPEN = 1_000;
 const SEED_CONCURRENCY = 32;
 /** Seeding stops here whatever BENCH_OPEN asks; the figure then names the count reached. */
-const SEED_BUDGET_MS = Number(process.env.BENCH_SEED_SECONDS ?? 100) * 1000;
+const SEED_BUDGET_MS = Number(process.env.BENCH_SEED_SECONDS ?? 150) * 1000;
 const STARTUP_LIMIT_MS = 90_000;
 const TARGETS = { scaleRatio: 0.9, startupSeconds: 2 };
 
@@ -59,68 +60,92 @@ interface ScaleResult {
   startupOpenMs: (number | undefined)[];
 }
 
-async function measureBackend(ctx: CycleContext, backend: 'sqlite' | 'redis'): Promise<ScaleResult> {
-  const file = `${ctx.tmp}/scale.db`;
-  const spec = backend === 'sqlite' ? `sqlite:${file}` : `redis:${ctx.redis!.url}`;
-  const storeUrl = backend === 'sqlite' ? `sqlite://${file}` : ctx.redis!.url;
-  // An empty database for the empty start: a fresh file, or another Redis database number.
-  const emptyUrl = backend === 'sqlite' ? `sqlite://${ctx.tmp}/empty.db` : `${ctx.redis!.url}/9`;
-  if (backend === 'redis') await flushAll(ctx.redis!.port);
-  const server = await CycleProcess.start(`${backend} scale`, ['demo', spec, ctx.model.baseURL]);
-  const prefix = `open-${backend}`;
-  let result: ScaleResult;
+interface Target {
+  backend: 'sqlite' | 'redis';
+  spec: string;
+  storeUrl: string;
+}
+
+/** A store of its own per population: a file, or a Redis database number. */
+function targetOf(ctx: CycleContext, backend: 'sqlite' | 'redis', db: number): Target {
+  if (backend === 'sqlite') return { backend, spec: `sqlite:${ctx.tmp}/scale-${db}.db`, storeUrl: `sqlite://${ctx.tmp}/scale-${db}.db` };
+  return { backend, spec: `redis:${ctx.redis!.url}/${db}`, storeUrl: `${ctx.redis!.url}/${db}` };
+}
+const SMALL = 1;
+const LARGE = 2;
+const EMPTY = 9;
+
+/**
+ * Questions/s of a server process started on the store as it is now. A fresh process each time, so what
+ * is measured is what the store holds, not what the process that made the paused runs keeps in memory.
+ */
+async function rateOn(ctx: CycleContext, target: Target, label: string): Promise<number> {
+  const server = await CycleProcess.start(`${target.backend} scale`, ['demo', target.spec, ctx.model.baseURL]);
   try {
-    const base = await server.ask(
-      { type: 'seed', prefix, from: 0, to: BASE_OPEN, concurrency: SEED_CONCURRENCY, deadlineMs: 60_000 },
-      'seeded',
-      90_000,
-    );
-    await load({ route: one(server.port), concurrency: 10, seconds: 1, maxCycles: 5_000, prefix: `${backend}-scale-warm` });
-    const baseLoad = await load({
-      route: one(server.port),
-      concurrency: 10,
-      seconds: ctx.seconds,
-      maxCycles: 200_000,
-      prefix: `${backend}-scale-1k`,
-    });
-    const more = await server.ask(
-      {
-        type: 'seed',
-        prefix,
-        from: BASE_OPEN,
-        to: Math.max(BASE_OPEN, ctx.open),
-        concurrency: SEED_CONCURRENCY,
-        deadlineMs: SEED_BUDGET_MS,
-      },
-      'seeded',
-      SEED_BUDGET_MS + 60_000,
-    );
-    console.log(`cycle scale: ${backend} seeded ${base.seeded + more.seeded} paused runs in ${fixed(base.seconds + more.seconds, 1)} s`);
-    const openLoad = await load({
-      route: one(server.port),
-      concurrency: 10,
-      seconds: ctx.seconds,
-      maxCycles: 200_000,
-      prefix: `${backend}-scale-n`,
-    });
-    result = {
-      base: base.seeded,
-      seeded: base.seeded + more.seeded,
-      seedSeconds: base.seconds + more.seconds,
-      baseRate: baseLoad.cycles / baseLoad.seconds,
-      openRate: openLoad.cycles / openLoad.seconds,
-      startupEmptyMs: [],
-      startupOpenMs: [],
-    };
+    await load({ route: one(server.port), concurrency: 10, seconds: 1, maxCycles: 5_000, prefix: `${label}-warm` });
+    const result = await load({ route: one(server.port), concurrency: 10, seconds: ctx.seconds, maxCycles: 200_000, prefix: label });
+    return result.cycles / result.seconds;
   } finally {
     await server.stop();
   }
-  // Alternated, so a neighbour's burst does not land on one side only.
-  for (let i = 0; i < 2; i++) {
-    result.startupEmptyMs.push(await startupMs(ctx, emptyUrl));
-    result.startupOpenMs.push(await startupMs(ctx, storeUrl));
+}
+
+type Seeded = { seeded: number; seconds: number };
+
+/** Every store seeded at once: each seeder takes what a core gives it, and measuring waits for all. */
+async function seedAll(ctx: CycleContext, jobs: Array<{ target: Target; count: number }>): Promise<Seeded[]> {
+  const seeders = await Promise.all(
+    jobs.map(({ target }) => CycleProcess.start(`${target.backend} seeder`, ['demo', target.spec, ctx.model.baseURL])),
+  );
+  try {
+    return await Promise.all(
+      seeders.map((s, i) =>
+        s.ask(
+          { type: 'seed', prefix: 'open', from: 0, to: jobs[i]!.count, concurrency: SEED_CONCURRENCY, deadlineMs: SEED_BUDGET_MS },
+          'seeded',
+          SEED_BUDGET_MS + 60_000,
+        ),
+      ),
+    );
+  } finally {
+    await Promise.all(seeders.map((s) => s.stop()));
   }
-  return result;
+}
+
+const mean = (values: number[]) => values.reduce((t, v) => t + v, 0) / values.length;
+
+async function measureAll(ctx: CycleContext, backends: Array<'sqlite' | 'redis'>): Promise<ScaleResult[]> {
+  if (ctx.redis) await flushAll(ctx.redis.port);
+  const jobs = backends.flatMap((b) => [
+    { target: targetOf(ctx, b, SMALL), count: BASE_OPEN },
+    { target: targetOf(ctx, b, LARGE), count: Math.max(BASE_OPEN, ctx.open) },
+  ]);
+  const seeded = await seedAll(ctx, jobs);
+  const results: ScaleResult[] = [];
+  for (const [i, backend] of backends.entries()) {
+    const [small, large] = [jobs[2 * i]!.target, jobs[2 * i + 1]!.target];
+    const [base, open] = [seeded[2 * i]!, seeded[2 * i + 1]!];
+    console.log(`cycle scale: ${backend} seeded ${open.seeded} paused runs in ${fixed(open.seconds, 1)} s`);
+    // Alternated, so a neighbour's burst does not land on one side only.
+    const rates: Record<'small' | 'large', number[]> = { small: [], large: [] };
+    const startups: Record<'empty' | 'large', (number | undefined)[]> = { empty: [], large: [] };
+    for (let run = 0; run < 2; run++) {
+      rates.small.push(await rateOn(ctx, small, `${backend}-small-${run}`));
+      rates.large.push(await rateOn(ctx, large, `${backend}-large-${run}`));
+      startups.empty.push(await startupMs(ctx, targetOf(ctx, backend, EMPTY).storeUrl));
+      startups.large.push(await startupMs(ctx, large.storeUrl));
+    }
+    results.push({
+      base: base.seeded,
+      seeded: open.seeded,
+      seedSeconds: open.seconds,
+      baseRate: mean(rates.small),
+      openRate: mean(rates.large),
+      startupEmptyMs: startups.empty,
+      startupOpenMs: startups.large,
+    });
+  }
+  return results;
 }
 
 const meanOf = (values: (number | undefined)[]) =>
@@ -130,8 +155,9 @@ const seconds = (ms: number | undefined) => (ms === undefined ? `> ${STARTUP_LIM
 export async function measureScale(ctx: CycleContext): Promise<CycleFindings> {
   const out = emptyFindings();
   const backends: Array<'sqlite' | 'redis'> = ctx.redis ? ['sqlite', 'redis'] : ['sqlite'];
-  for (const backend of backends) {
-    const r = await measureBackend(ctx, backend);
+  const results = await measureAll(ctx, backends);
+  for (const [i, backend] of backends.entries()) {
+    const r = results[i]!;
     out.detail[backend] = r;
     const n = r.seeded.toLocaleString('en-US');
     if (r.seeded < ctx.open)

@@ -6,7 +6,8 @@
  * (many open questions, startup), streams (memory per open chat stream, idle writes), instances (two
  * servers on one Redis).
  * Run: `node bench/results/build/bench/cycle.js [--only cost,scale,streams,instances]`; BENCH_OPEN sets the
- * open questions for scale (default 50,000), BENCH_CYCLE_SECONDS the load per slice (default 4).
+ * open questions for scale (default 50,000), BENCH_SEED_SECONDS the time allowed to make them (default 150),
+ * BENCH_CYCLE_SECONDS the load per slice (default 4).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
