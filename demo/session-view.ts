@@ -56,11 +56,8 @@ export async function closingsOf(store: PendingStore, sessionId: string): Promis
   const closings: Closings = {};
   let cursor: string | undefined;
   do {
-    const page = await store.listStateKeys(prefix, { ...(cursor ? { cursor } : {}), limit: 200 });
-    for (const key of page.keys) {
-      const at = (await store.getState<string>(key))?.value;
-      if (at) closings[key.slice(prefix.length)] = at;
-    }
+    const page = await store.listState<string>(prefix, { ...(cursor ? { cursor } : {}), limit: 200 });
+    for (const { key, value } of page.entries) closings[key.slice(prefix.length)] = value;
     cursor = page.cursor;
   } while (cursor !== undefined);
   return closings;

@@ -39,7 +39,9 @@ export function lazyStore(url: string, options: StoreOptions = {}): LazyStore {
     putState: async (key, value, putOptions) => (await ready()).putState(key, value, putOptions),
     casState: async (key, value, putOptions) => (await ready()).casState(key, value, putOptions),
     deleteState: async (key, ifVersion) => (await ready()).deleteState(key, ifVersion),
-    listStateKeys: async (prefix, listOptions) => (await ready()).listStateKeys(prefix, listOptions),
+    listState: async <T>(prefix: string, listOptions?: { cursor?: string; limit?: number }) =>
+      (await ready()).listState<T>(prefix, listOptions),
+    getMany: async (requestIds) => (await ready()).getMany(requestIds),
     async close() {
       if (closed) return;
       closed = true;

@@ -429,9 +429,17 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   /** One sweep at a time per loop: a timer firing while a slow sweep still runs joins it. */
   let sweeping: Promise<SweepReport> | undefined;
   const sweep = (): Promise<SweepReport> => {
-    sweeping ??= sweepMarkers({ index, states, rollForward, resumeStalled, isRunning, signal: closing.signal, onError }).finally(
-      () => (sweeping = undefined),
-    );
+    sweeping ??= sweepMarkers({
+      index,
+      states,
+      getMany: (ids) => store.getMany(ids),
+      rollForward,
+      resumeStalled,
+      isRunning,
+      signal: closing.signal,
+      onError,
+      now: Date.now,
+    }).finally(() => (sweeping = undefined));
     return sweeping;
   };
 

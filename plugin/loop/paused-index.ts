@@ -11,6 +11,13 @@ export interface Marker {
   requestId: string;
 }
 
+/** A listed session as a page of the index gives it. */
+export interface Listed {
+  sessionId: string;
+  marker: Marker;
+  version: string;
+}
+
 /** Where releases before markers kept one list of every paused session. */
 const LEGACY_KEY = 'runs:paused';
 
@@ -44,17 +51,17 @@ export class PausedIndex {
   /** Every listed session at once (diagnostics and tests; a sweep reads pages). */
   async list(): Promise<string[]> {
     const all: string[] = [];
-    for await (const page of this.pages(500)) all.push(...page);
+    for await (const page of this.pages(500)) all.push(...page.map((l) => l.sessionId));
     return all;
   }
 
-  /** Every listed session, a page at a time. */
-  async *pages(limit: number): AsyncGenerator<string[]> {
+  /** Every listed session with its marker, a page at a time. */
+  async *pages(limit: number): AsyncGenerator<Listed[]> {
     await this.#migrateLegacy();
     let cursor: string | undefined;
     do {
-      const page = await this.#store.listStateKeys(this.#prefix, { ...(cursor ? { cursor } : {}), limit });
-      yield page.keys.map((k) => k.slice(this.#prefix.length));
+      const page = await this.#store.listState<Marker>(this.#prefix, { ...(cursor ? { cursor } : {}), limit });
+      yield page.entries.map(({ key, value, version }) => ({ sessionId: key.slice(this.#prefix.length), marker: value, version }));
       cursor = page.cursor;
     } while (cursor !== undefined);
   }

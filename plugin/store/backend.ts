@@ -42,17 +42,20 @@ export interface Backend {
   read(key: string): Promise<string | undefined>;
   /** Atomic: if the row matches `expect`, write `next`; true when written. */
   swap(request: SwapRequest): Promise<boolean>;
+  /** The raw rows of `keys`, in order (undefined where there is none): one round trip for a sweep's page. */
+  readMany(keys: readonly string[]): Promise<Array<string | undefined>>;
   /**
-   * Up to about `limit` keys starting with `prefix`, and a cursor for the next page (none when done).
-   * Keys present for the whole scan are returned at least once; keys added or removed meanwhile may or
-   * may not be. For background sweeps, never for anything that must be exact.
+   * Up to about `limit` rows whose key starts with `prefix`, and a cursor for the next page (none when
+   * done). Keys present for the whole scan are returned at least once; keys added or removed meanwhile may
+   * or may not be. For background sweeps, never for anything that must be exact.
    */
   scan(prefix: string, cursor: string | undefined, limit: number): Promise<ScanPage>;
   close(): Promise<void>;
 }
 
 export interface ScanPage {
-  keys: string[];
+  /** Key and raw row. */
+  entries: Array<[string, string]>;
   cursor?: string;
 }
 

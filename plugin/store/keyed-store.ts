@@ -20,6 +20,7 @@ import {
   type PutStateOptions,
   type Resolution,
   type StateEntry,
+  type StatePage,
   type StoreOptions,
 } from './types.js';
 
@@ -259,12 +260,24 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
         });
       }),
 
-    listStateKeys: (prefix, { cursor, limit = 500 } = {}) =>
-      operation('listStateKeys', async () => {
+    listState: <T>(prefix: string, { cursor, limit = 500 }: { cursor?: string; limit?: number } = {}) =>
+      operation('listState', async (): Promise<StatePage<T>> => {
         const full = stateKey(prefix);
         const page = await backend.scan(full, cursor, limit);
-        const keys = page.keys.filter((k) => k.startsWith(full)).map((k) => k.slice(stateKey('').length));
-        return page.cursor === undefined ? { keys } : { keys, cursor: page.cursor };
+        const now = clock();
+        const entries = page.entries.flatMap(([key, raw]) => {
+          const live = liveState(decodeEnvelope<StoredState<T>>(raw, key), now);
+          return key.startsWith(full) && live ? [{ key: key.slice(stateKey('').length), value: live.value, version: live.version }] : [];
+        });
+        return page.cursor === undefined ? { entries } : { entries, cursor: page.cursor };
+      }),
+
+    getMany: (requestIds) =>
+      operation('getMany', async () => {
+        const keys = requestIds.map(interactionKey);
+        const raws = requestIds.length === 0 ? [] : await backend.readMany(keys);
+        const now = clock();
+        return raws.map((raw, i) => (raw === undefined ? undefined : view(decodeEnvelope<StoredInteraction>(raw, keys[i]!), now)));
       }),
 
     async close() {

@@ -40,11 +40,12 @@ export function createMemoryBackend({ map = new Map(), sweepEveryMs = 60_000 }: 
       else rows.set(key, next);
       return true;
     },
+    readMany: async (keys) => keys.map((key) => rows.get(key)),
     scan: async (prefix, cursor, limit) => {
       // Sorted so a cursor (the last key given) resumes where the page ended.
       const keys = [...rows.keys()].filter((k) => k.startsWith(prefix) && (cursor === undefined || k > cursor)).sort();
-      const page = keys.slice(0, limit);
-      return page.length < keys.length ? { keys: page, cursor: page.at(-1)! } : { keys: page };
+      const entries = keys.slice(0, limit).flatMap((k): Array<[string, string]> => (rows.has(k) ? [[k, rows.get(k)!]] : []));
+      return keys.length > limit ? { entries, cursor: keys[limit - 1]! } : { entries };
     },
     close: async () => clearInterval(sweep),
   };

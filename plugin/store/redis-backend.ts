@@ -148,9 +148,13 @@ export async function openRedisBackend(target: { url: string; label: string }, {
       return typeof raw === 'string' ? raw : undefined;
     },
     swap,
+    readMany: async (keys) => (keys.length === 0 ? [] : (await client.mGet([...keys])).map((raw) => raw ?? undefined)),
     scan: async (prefix, cursor, limit) => {
       const reply = await client.scan(cursor ?? '0', { MATCH: `${globEscape(prefix)}*`, COUNT: limit });
-      return reply.cursor === '0' ? { keys: reply.keys } : { keys: reply.keys, cursor: reply.cursor };
+      const raws = reply.keys.length === 0 ? [] : await client.mGet(reply.keys);
+      // A key removed between the two commands has no row left: it is simply not listed.
+      const entries = reply.keys.flatMap((k, i): Array<[string, string]> => (typeof raws[i] === 'string' ? [[k, raws[i]]] : []));
+      return reply.cursor === '0' ? { entries } : { entries, cursor: reply.cursor };
     },
     close: async () => {
       if (!client.isOpen) return;

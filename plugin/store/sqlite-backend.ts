@@ -175,16 +175,28 @@ export async function openSqliteBackend(
       return typeof raw === 'string' ? raw : undefined;
     },
     swap,
+    readMany: async (keys) => {
+      // One statement for any number of keys: the list goes in as one JSON array.
+      const rows = await query(`SELECT key, value FROM ${table} WHERE key IN (SELECT value FROM json_each(?))`, JSON.stringify(keys));
+      const found = new Map(rows.map((r) => [String(r.key), r.value]));
+      return keys.map((k) => {
+        const raw = found.get(k);
+        return typeof raw === 'string' ? raw : undefined;
+      });
+    },
     scan: async (prefix, cursor, limit) => {
       // The primary key's order makes a key range one index walk; the cursor is the last key given.
       const rows = await query(
-        `SELECT key FROM ${table} WHERE key > ? AND key < ? ORDER BY key LIMIT ?`,
+        `SELECT key, value FROM ${table} WHERE key > ? AND key < ? ORDER BY key LIMIT ?`,
         cursor ?? prefix,
         `${prefix}\u{10FFFF}`,
         limit,
       );
-      const keys = rows.map((r) => String(r.key)).filter((k) => k.startsWith(prefix));
-      return rows.length < limit ? { keys } : { keys, cursor: String(rows.at(-1)!.key) };
+      const entries = rows.flatMap((r): Array<[string, string]> => {
+        const key = String(r.key);
+        return key.startsWith(prefix) && typeof r.value === 'string' ? [[key, r.value]] : [];
+      });
+      return rows.length < limit ? { entries } : { entries, cursor: String(rows.at(-1)!.key) };
     },
     close: async () => {
       clearInterval(sweep);

@@ -53,6 +53,11 @@ export interface StateEntry<T> {
   version: string;
 }
 
+export interface StatePage<T> {
+  entries: Array<StateEntry<T> & { key: string }>;
+  cursor?: string;
+}
+
 export interface PutStateOptions {
   /** `null`: write only if absent. A version: write only if unchanged since read. Omitted: unconditional. */
   ifVersion?: string | null;
@@ -87,11 +92,13 @@ export interface PendingStore {
   /** Deletes the live entry (only if it has `ifVersion`, when given); false when there was none to delete. */
   deleteState(key: string, ifVersion?: string): Promise<boolean>;
   /**
-   * State keys starting with `prefix`, a page of about `limit` at a time; pass the returned cursor back for
-   * the next page (none: done). Keys that exist throughout are listed at least once; an entry past its TTL
-   * may still be listed. Meant for background sweeps.
+   * Live state entries whose key starts with `prefix`, a page of about `limit` at a time; pass the returned
+   * cursor back for the next page (none: done). Entries that exist throughout are listed at least once.
+   * Meant for background sweeps and views, not for decisions that must be exact.
    */
-  listStateKeys(prefix: string, options?: { cursor?: string; limit?: number }): Promise<{ keys: string[]; cursor?: string }>;
+  listState<T>(prefix: string, options?: { cursor?: string; limit?: number }): Promise<StatePage<T>>;
+  /** `get` of many interactions in one round trip, in order. */
+  getMany(requestIds: readonly string[]): Promise<Array<InteractionRecord | undefined>>;
 
   close(): Promise<void>;
 }

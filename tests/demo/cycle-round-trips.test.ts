@@ -7,34 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKeyedStore } from '../../plugin/store/keyed-store.js';
 import { createMemoryBackend } from '../../plugin/store/memory-backend.js';
-import type { Backend } from '../../plugin/store/backend.js';
+import { countingBackend } from '../helpers/counting-backend.js';
 import { answerBody, first, postStream } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
 
 const BUDGET = 15;
 
-function counting(backend: Backend) {
-  const calls = new Map<string, number>();
-  const count = (name: string) => calls.set(name, (calls.get(name) ?? 0) + 1);
-  const wrapped: Backend = {
-    kind: backend.kind,
-    label: backend.label,
-    read: (key) => (count(`read ${key.split(':')[1]}:${key.split(':')[2] ?? ''}`), backend.read(key)),
-    swap: (request) => (count(`swap ${request.key.split(':')[1]}:${request.key.split(':')[2] ?? ''}`), backend.swap(request)),
-    scan: (prefix, cursor, limit) => (count('scan'), backend.scan(prefix, cursor, limit)),
-    close: () => backend.close(),
-  };
-  const take = () => {
-    const seen = Object.fromEntries([...calls].map(([k, v]) => [k.replace(/:(s-|ask_|call_)[^ ]*$/, ':…'), v]));
-    const total = [...calls.values()].reduce((a, b) => a + b, 0);
-    calls.clear();
-    return { total, seen };
-  };
-  return { wrapped, take };
-}
-
 test(`a full cycle costs at most ${BUDGET} store round trips`, async (t) => {
-  const { wrapped, take } = counting(createMemoryBackend());
+  const { wrapped, take } = countingBackend(createMemoryBackend());
   const store = createKeyedStore(wrapped);
   const h = await startHarness({ store, fallback: { toolCalls: [askSingle('call_rt')] } });
   t.after(async () => {

@@ -81,12 +81,23 @@ export function backendContract(name: string, openBackend: () => Promise<Backend
       let pages = 0;
       do {
         const page = await backend.scan(prefix, cursor, 5);
-        for (const k of page.keys) seen.add(k);
+        for (const [k, raw] of page.entries) {
+          assert.equal(raw, 'v', 'each key with its row');
+          seen.add(k);
+        }
         cursor = page.cursor;
         pages++;
         assert.ok(pages < 100, 'the scan ends');
       } while (cursor !== undefined);
       assert.deepEqual([...seen].sort(), made, 'every key under the prefix (taken literally), none outside it');
+    });
+
+    it('reads many rows in one call, in the order asked, undefined where none is', async () => {
+      const [a, b] = [key(), key()];
+      await backend.swap({ key: a, expect: { kind: 'any' }, next: 'A', deadline: soon() });
+      await backend.swap({ key: b, expect: { kind: 'any' }, next: 'B', deadline: soon() });
+      assert.deepEqual(await backend.readMany([b, key(), a]), ['B', undefined, 'A']);
+      assert.deepEqual(await backend.readMany([]), []);
     });
 
     it('gives one true to 50 concurrent swaps from the same expectation', async () => {

@@ -8,27 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { createKeyedStore } from '../../../plugin/store/keyed-store.js';
 import { createMemoryBackend } from '../../../plugin/store/memory-backend.js';
 import { openSqliteBackend } from '../../../plugin/store/sqlite-backend.js';
-import type { Backend } from '../../../plugin/store/backend.js';
+import { countingBackend } from '../../helpers/counting-backend.js';
 import type { InteractionRecord } from '../../../plugin/store/types.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
-
-function counting(backend: Backend) {
-  const calls = { read: 0, swap: 0, scan: 0 };
-  const wrapped: Backend = {
-    kind: backend.kind,
-    label: backend.label,
-    read: (key) => (calls.read++, backend.read(key)),
-    swap: (request) => (calls.swap++, backend.swap(request)),
-    scan: (prefix, cursor, limit) => (calls.scan++, backend.scan(prefix, cursor, limit)),
-    close: () => backend.close(),
-  };
-  const take = () => {
-    const seen = { ...calls };
-    calls.read = calls.swap = calls.scan = 0;
-    return seen;
-  };
-  return { wrapped, take };
-}
 
 const record = (requestId: string, sessionId = 's1'): InteractionRecord => ({
   requestId,
@@ -53,32 +35,32 @@ for (const [name, open] of [
 ] as const) {
   describe(`store round trips: ${name}`, () => {
     it('a versioned compare-and-set is one swap; a stale version is refused after one read', async () => {
-      const { wrapped, take } = counting(await open());
+      const { wrapped, take } = countingBackend(await open());
       const store = createKeyedStore(wrapped);
       try {
         const v1 = await store.casState('run', { n: 1 }, { ifVersion: null });
         assert.ok(v1);
-        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        assert.deepEqual(take().counts, { read: 0, swap: 1, scan: 0, readMany: 0 });
         const v2 = await store.casState('run', { n: 2 }, { ifVersion: v1 });
         assert.ok(v2 && v2 !== v1);
-        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        assert.deepEqual(take().counts, { read: 0, swap: 1, scan: 0, readMany: 0 });
         assert.equal(await store.casState('run', { n: 3 }, { ifVersion: v1 }), undefined, 'the old version loses');
-        assert.deepEqual(take(), { read: 1, swap: 1, scan: 0 });
+        assert.deepEqual(take().counts, { read: 1, swap: 1, scan: 0, readMany: 0 });
         assert.deepEqual((await store.getState('run'))?.value, { n: 2 });
         take();
         assert.equal(await store.deleteState('run', v2), true);
-        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        assert.deepEqual(take().counts, { read: 0, swap: 1, scan: 0, readMany: 0 });
       } finally {
         await store.close();
       }
     });
 
     it('create is two swaps; a claim after the lookup and the mark after it are one swap each', async () => {
-      const { wrapped, take } = counting(await open());
+      const { wrapped, take } = countingBackend(await open());
       const store = createKeyedStore(wrapped);
       try {
         await store.create(record('r1'));
-        assert.deepEqual(take(), { read: 0, swap: 2, scan: 0 });
+        assert.deepEqual(take().counts, { read: 0, swap: 2, scan: 0, readMany: 0 });
         await store.get('r1');
         take();
         const claimed = await store.claim('r1', {
@@ -87,9 +69,9 @@ for (const [name, open] of [
           answer: { selections: [], customInput: 'x', cancelled: false },
         });
         assert.equal(claimed.ok, true);
-        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        assert.deepEqual(take().counts, { read: 0, swap: 1, scan: 0, readMany: 0 });
         await store.markToolResultWritten('r1');
-        assert.deepEqual(take(), { read: 0, swap: 1, scan: 0 });
+        assert.deepEqual(take().counts, { read: 0, swap: 1, scan: 0, readMany: 0 });
         assert.equal((await store.get('r1'))?.toolResultWritten, true);
       } finally {
         await store.close();
@@ -116,22 +98,43 @@ for (const [name, open] of [
       }
     });
 
-    it('lists state keys under a prefix, page by page', async () => {
+    it('reads many interactions in one round trip', async () => {
+      const { wrapped, take } = countingBackend(await open());
+      const store = createKeyedStore(wrapped);
+      try {
+        await store.create(record('m1', 's-m1'));
+        await store.create(record('m2', 's-m2'));
+        take();
+        const got = await store.getMany(['m2', 'nope', 'm1']);
+        assert.deepEqual(take().counts, { read: 0, swap: 0, scan: 0, readMany: 1 });
+        assert.deepEqual(
+          got.map((r) => r?.requestId),
+          ['m2', undefined, 'm1'],
+        );
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('lists state entries under a prefix, page by page', async () => {
       const store = createKeyedStore(await open());
       try {
-        for (let i = 0; i < 12; i++) await store.putState(`paused:s${String(i).padStart(2, '0')}`, 1);
+        for (let i = 0; i < 12; i++) await store.putState(`paused:s${String(i).padStart(2, '0')}`, i);
         await store.putState('pausedX', 1);
-        const keys: string[] = [];
+        await store.putState('paused:gone', 1, { ttlMs: 1 });
+        await new Promise((r) => setTimeout(r, 5));
+        const seen = new Map<string, number>();
         let cursor: string | undefined;
         do {
-          const page = await store.listStateKeys('paused:', { cursor, limit: 5 });
-          keys.push(...page.keys);
+          const page = await store.listState<number>('paused:', { ...(cursor ? { cursor } : {}), limit: 5 });
+          for (const { key, value, version } of page.entries) {
+            seen.set(key, value);
+            assert.equal((await store.getState(key))?.version, version, 'each entry with its version');
+          }
           cursor = page.cursor;
         } while (cursor);
-        assert.deepEqual(
-          [...new Set(keys)].sort(),
-          Array.from({ length: 12 }, (_, i) => `paused:s${String(i).padStart(2, '0')}`),
-        );
+        const want = Array.from({ length: 12 }, (_, i) => [`paused:s${String(i).padStart(2, '0')}`, i] as const);
+        assert.deepEqual([...seen].sort(), want, 'live entries under the prefix, with their values; none past its TTL');
       } finally {
         await store.close();
       }
