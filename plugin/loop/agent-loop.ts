@@ -123,11 +123,13 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   const index = new PausedIndex(stateStore);
   const deps = { client, model, registry, coordinator, maxRounds, request, modelIdleTimeoutMs };
 
+  // Built once: its JSON Schema is the same for every call, and the SDK only reads it.
+  const askTool = askUserChatTool(locale);
   const toolsFor = (sessionId: string): ChatCompletionTool[] => {
     const allowed = typeof allowedTools === 'function' ? allowedTools(sessionId) : allowedTools;
     const ok = (name: string) => !allowed || allowed.includes(name);
     return [
-      ...(ok(ASK_USER_TOOL_NAME) ? [askUserChatTool(locale)] : []),
+      ...(ok(ASK_USER_TOOL_NAME) ? [askTool] : []),
       ...registry
         .list()
         .filter((t) => ok(t.name))
