@@ -32,10 +32,13 @@ export async function measureInstances(ctx: CycleContext): Promise<CycleFindings
   };
   const rates: Record<keyof typeof routes, number[]> = { one: [], same: [], cross: [] };
   const errors: string[] = [];
+  const busy: string[] = [];
   try {
     await load({ route: routes.same, concurrency: CONCURRENCY, seconds: 1, maxCycles: 5_000, prefix: 'inst-warm' });
     // One instance before and after the two, so drift on a shared machine falls on both sides.
     for (const name of ['one', 'same', 'cross', 'one'] as const) {
+      const before = await Promise.all([a.stats(), b.stats()]);
+      const mine = process.cpuUsage();
       const r = await load({
         route: routes[name],
         concurrency: CONCURRENCY,
@@ -43,8 +46,15 @@ export async function measureInstances(ctx: CycleContext): Promise<CycleFindings
         maxCycles: 200_000,
         prefix: `inst-${name}-${rates[name].length}`,
       });
+      const used = process.cpuUsage(mine);
+      const after = await Promise.all([a.stats(), b.stats()]);
       rates[name].push(r.cycles / r.seconds);
       if (r.errors) errors.push(`${name}: ${r.errors} failed (${r.firstError})`);
+      // Where the two cores went: whether a second instance had any CPU left to use.
+      const cores = (us: number) => (us / 1e6 / r.seconds).toFixed(2);
+      busy.push(
+        `${name}: instance A ${cores(after[0].cpuUs - before[0].cpuUs)}, B ${cores(after[1].cpuUs - before[1].cpuUs)}, load generator and model ${cores(used.user + used.system)} cores`,
+      );
     }
   } finally {
     await Promise.all([a.stop(), b.stop()]);
@@ -67,7 +77,7 @@ export async function measureInstances(ctx: CycleContext): Promise<CycleFindings
       raw: { cyclesPerSecond: value, oneInstance: single },
     });
   }
-  out.notes.push(...errors);
-  out.detail = rates;
+  out.notes.push(...errors, `two instances, CPU in use per variant (2 cores in all): ${busy.join('; ')}`);
+  out.detail = { rates, busy };
   return out;
 }
