@@ -1,6 +1,6 @@
 /**
- * What a chat stream costs while it waits on the model: server RSS and heap per open stream with 500 held
- * open (the model answers nobody until the end), beside the bare server holding as many; then how many
+ * What a chat stream costs while it waits on the model: server RSS and heap per open stream from 500 to 1,000
+ * held open (the model answers nobody until the end), beside the bare server holding as many; then how many
  * store writes per second the server makes while 1,000 streams wait, none of them doing anything.
  */
 import { CycleProcess } from './lib/cycle-process.js';
@@ -26,6 +26,9 @@ async function modelHolds(ctx: CycleContext, count: number, limitMs = 30_000) {
 interface StreamCost {
   rssPerStream: number;
   heapPerStream: number;
+  /** The same over the first 500, for comparison. */
+  firstRssPerStream: number;
+  firstHeapPerStream: number;
   idle?: { seconds: number; writes: number; byMethod: Record<string, number> };
 }
 
@@ -39,19 +42,26 @@ async function measure(ctx: CycleContext, mode: 'demo' | 'bare'): Promise<Stream
     // Warm, so first-request allocations (code, caches) do not count as per-stream memory.
     await load({ route: one(server.port), concurrency: 10, seconds: 1, maxCycles: 500, prefix: `${mode}-streams-warm` });
     ctx.model.hold(true);
-    const before = await server.stats(true);
-    for (let i = 0; i < STREAMS; i++) streams.push(openChat(server.port, `${mode}-open-${i}`));
-    await modelHolds(ctx, STREAMS);
-    await sleep(300);
-    const after = await server.stats(true);
+    const open = async (count: number) => {
+      for (let i = streams.length; i < count; i++) streams.push(openChat(server.port, `${mode}-open-${i}`));
+      await modelHolds(ctx, count);
+      await sleep(300);
+    };
+    const empty = await server.stats(true);
+    await open(STREAMS);
+    const half = await server.stats(true);
+    await open(2 * STREAMS);
+    const full = await server.stats(true);
+    // The second 500 give the figure: by then the allocator's slack left from the warm-up is used up, which
+    // otherwise hides part of the first 500's RSS.
     const cost: StreamCost = {
-      rssPerStream: (after.rssBytes - before.rssBytes) / STREAMS,
-      heapPerStream: (after.heapUsedBytes - before.heapUsedBytes) / STREAMS,
+      rssPerStream: (full.rssBytes - half.rssBytes) / STREAMS,
+      heapPerStream: (full.heapUsedBytes - half.heapUsedBytes) / STREAMS,
+      firstRssPerStream: (half.rssBytes - empty.rssBytes) / STREAMS,
+      firstHeapPerStream: (half.heapUsedBytes - empty.heapUsedBytes) / STREAMS,
     };
     if (mode === 'demo') {
-      for (let i = STREAMS; i < IDLE_STREAMS; i++) streams.push(openChat(server.port, `${mode}-open-${i}`));
-      await modelHolds(ctx, IDLE_STREAMS);
-      await sleep(300);
+      await open(IDLE_STREAMS);
       const start = await server.stats();
       const t0 = performance.now();
       await sleep(IDLE_SECONDS * 1000);
@@ -81,7 +91,7 @@ export async function measureStreams(ctx: CycleContext): Promise<CycleFindings> 
   ] as const) {
     out.rows.push({
       group: 'cycle',
-      metric: `server ${what} per open chat stream (${STREAMS} open, memory store)`,
+      metric: `server ${what} per open chat stream (500 → 1,000 open, memory store)`,
       value: bytes(demo[key]),
       baseline: `${bytes(bare[key])} (bare)`,
       ratio: ratio(demo[key] / bare[key]),
