@@ -4,6 +4,7 @@
  * a bare node:http server doing the same two exchanges with the same `openai` client, and the client's
  * share of the server's CPU from a V8 profile.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { CycleProcess } from './lib/cycle-process.js';
 import { load, type LoadResult } from './lib/cycle-client.js';
@@ -121,7 +122,7 @@ function fsyncCalls(report: string): number | undefined {
  * difference is what the cycles cost, whatever opening and closing the file costs.
  */
 async function fsyncsPerCycle(ctx: CycleContext): Promise<{ perCycle?: number; why?: string }> {
-  if (!existsSync('/usr/bin/strace')) return { why: 'strace is not installed' };
+  if (spawnSync('strace', ['-V'], { stdio: 'ignore' }).status !== 0) return { why: 'strace is not installed' };
   const cycles = 100;
   const totals: number[] = [];
   for (const [run, count] of [
@@ -130,7 +131,7 @@ async function fsyncsPerCycle(ctx: CycleContext): Promise<{ perCycle?: number; w
   ] as const) {
     const report = `${ctx.tmp}/strace-${run}.txt`;
     const file = `${ctx.tmp}/fsync-${run}.db`;
-    const wrapper = ['/usr/bin/strace', '-f', '-c', '-o', report, '-e', 'trace=fsync,fdatasync'];
+    const wrapper = ['strace', '-f', '-c', '-o', report, '-e', 'trace=fsync,fdatasync'];
     let server: CycleProcess;
     try {
       server = await CycleProcess.start(`sqlite under strace (${run})`, ['demo', `sqlite:${file}`, ctx.model.baseURL], { wrapper });

@@ -7,6 +7,7 @@ import type { Backend } from '../../plugin/store/index.js';
 export type Counts = Record<string, number>;
 
 export function counting(backend: Backend, counts: Counts = {}): { backend: Backend; counts: Counts } {
+  // Properties such as `settlesInline` pass through: the wrapped methods still settle the way the backend's do.
   const proxy = new Proxy(backend, {
     get(target, name, receiver) {
       const value: unknown = Reflect.get(target, name, receiver);
