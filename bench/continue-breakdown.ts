@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import {
-  checkAnswer,
+  checkContinue,
   continueBodySchema,
   createAskUserKit,
   formatEvent,
@@ -72,7 +72,7 @@ const audit = discardingAudit();
 
 row('JSON.parse(body)', await timed(() => JSON.parse(text)));
 row('zod continueBodySchema.safeParse', await timed(() => continueBodySchema.safeParse(JSON.parse(text))));
-row('checkAnswer (answer fits the form)', await timed(() => checkAnswer(sample.form, parsedBody)));
+row('checkContinue (answer fits the form)', await timed(() => checkContinue(sample.form, parsedBody)));
 row('store.get (memory: read + JSON decode of the record)', await timed((n) => kit.store.get(main[n]!.requestId)));
 row('audit recordEntry + JSON line', await timed(() => audit.audit(recordEntry('answered', sample, Date.now(), { answer }))));
 row('answerToolResultText', await timed(() => answerToolResultText(answer)));

@@ -46,7 +46,9 @@ export {
 // The contract (docs/protocol.md): shapes, limits and rules, as the widget shares them.
 export {
   askUserArgsSchema,
+  askUserQuestionSchema,
   continueBodySchema,
+  formToolResultContentSchema,
   errorBodySchema,
   interactionResolvedSchema,
   pendingInteractionSchema,
@@ -61,6 +63,10 @@ export {
   type Answer,
   type AskUserArgs,
   type AskUserOption,
+  type AskUserQuestion,
+  type FormQuestion,
+  type FormToolResultContent,
+  type QuestionAnswer,
   type ChatEventMap,
   type ChatEventName,
   type ContinueBody,
@@ -75,7 +81,14 @@ export {
   type ToolResultEvent,
   type UserInputRequired,
 } from './contract/schema.js';
-export { checkAnswer, type AnswerCheck, type AnswerProblem } from './contract/answer-rules.js';
+export {
+  checkAnswer,
+  checkContinue,
+  type AnswerCheck,
+  type AnswerProblem,
+  type ContinueCheck,
+  type ContinueProblem,
+} from './contract/answer-rules.js';
 export {
   ASK_USER_DESCRIPTIONS,
   ASK_USER_TOOL_NAME,
@@ -86,4 +99,4 @@ export {
   type FallbackToolResult,
   type ToolLocale,
 } from './contract/tool-definition.js';
-export { answerToolResultText, CANCEL_ANSWER, closedToolResultText } from './contract/tool-result.js';
+export { answerToolResultText, CANCEL_ANSWER, FORM_CANCEL_ANSWER, closedToolResultText } from './contract/tool-result.js';

@@ -236,7 +236,9 @@ export function validateAnswer(request: Omit<AskUserRequest, 'id' | 'toolCallId'
       serverMessage: `at most ${MAX_CUSTOM_INPUT} characters`,
     };
   }
-  const check = checkAnswer(request, answer);
+  // A card of several questions (mode "form") is checked question by question by the form's own code.
+  if (request.mode === 'form') return { ok: true };
+  const check = checkAnswer({ ...request, mode: request.mode }, answer);
   if (check.ok) return check;
   const p = check.problem;
   const kind = p.endsWith('selections') ? 'selections' : p.endsWith('length') ? 'length' : 'value';

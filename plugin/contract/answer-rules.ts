@@ -50,6 +50,29 @@ export type AnswerProblem =
 
 export type AnswerCheck = { ok: true } | { ok: false; problem: AnswerProblem; field: 'selections' | 'customInput'; message: string };
 
+/** A question of a §9.2 card, as the rules need it. */
+export interface QuestionShape extends FormShape {
+  id: string;
+  /** @default true */
+  required?: boolean;
+}
+
+/** A stored form: one question at the top level (`mode` set), or `questions`. */
+export type AnyFormShape = Omit<FormShape, 'mode'> & { mode?: Mode; questions?: readonly QuestionShape[] };
+
+/** A continue body as the rules need it. */
+export interface ContinueShape {
+  selections?: readonly string[];
+  customInput?: string;
+  answers?: ReadonlyArray<{ id: string; selections: readonly string[]; customInput: string }>;
+  cancelled: boolean;
+}
+
+export type ContinueProblem = AnswerProblem | 'answers_required' | 'answers_not_expected' | 'answers_mismatch';
+
+/** A refusal names the field: `selections`, `customInput`, or for several questions `answers[i].…`. */
+export type ContinueCheck = { ok: true } | { ok: false; problem: ContinueProblem; field: string; message: string };
+
 const fail = (problem: AnswerProblem, field: 'selections' | 'customInput', message: string): AnswerCheck => ({
   ok: false,
   problem,
@@ -196,4 +219,51 @@ export function checkAnswer(form: FormShape, answer: AnswerShape): AnswerCheck {
     // The Other box's bounds hold only for what was typed in it: an empty box is no answer to bound.
     () => (customInput.length > 0 ? checkLength(form, customInput) : { ok: true }),
   );
+}
+
+/**
+ * A whole continue body against its stored form (§4, §9.1, §9.2): one question takes `selections` and
+ * `customInput`; several take `answers`, one per question in order, where an optional question may stay
+ * blank (no selection, no text). A cancel is always fine.
+ */
+export function checkContinue(form: AnyFormShape, body: ContinueShape): ContinueCheck {
+  if (body.cancelled) return { ok: true };
+  if (form.questions === undefined) {
+    if (body.answers !== undefined)
+      return {
+        ok: false,
+        problem: 'answers_not_expected',
+        field: 'answers',
+        message: 'this card asks one question: send selections and customInput',
+      };
+    return checkAnswer(
+      { ...form, mode: form.mode! },
+      { selections: body.selections ?? [], customInput: body.customInput ?? '', cancelled: false },
+    );
+  }
+  const { questions } = form;
+  const answers = body.answers;
+  if (answers === undefined)
+    return {
+      ok: false,
+      problem: 'answers_required',
+      field: 'answers',
+      message: `this card asks ${plural(questions.length, 'question')}: send answers, one per question`,
+    };
+  if (answers.length !== questions.length || answers.some((a, i) => a.id !== questions[i]!.id)) {
+    return {
+      ok: false,
+      problem: 'answers_mismatch',
+      field: 'answers',
+      message: `expected one answer per question, in order: ${questions.map((q) => q.id).join(', ')}`,
+    };
+  }
+  for (const [i, question] of questions.entries()) {
+    const a = answers[i]!;
+    const blank = a.selections.length === 0 && a.customInput === '';
+    if (blank && question.required === false) continue;
+    const check = checkAnswer(question, { selections: a.selections, customInput: a.customInput, cancelled: false });
+    if (!check.ok) return { ...check, field: `answers[${i}].${check.field}` };
+  }
+  return { ok: true };
 }

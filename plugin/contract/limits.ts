@@ -29,6 +29,12 @@ export const LIMITS = {
   placeholder: 100,
   /** Largest `maxLength` a question may set, in code points (§9.1). */
   maxLength: 8000,
+  /** Questions in one call (docs/protocol.md §9.2). */
+  questions: 4,
+  /** `id` of a question: 1–64 of [A-Za-z0-9_-]. */
+  questionId: 64,
+  /** `header`: a question's short chip label. */
+  header: 24,
   /** JSON body of `POST /api/chat/continue`. */
   bodyBytes: 64 * 1024,
 } as const;

@@ -6,8 +6,8 @@
  * `import type` only, and the dependency-free rules in `answer-rules.ts`.
  */
 import { z } from 'zod';
-import { LIMITS, MODES, CHOICE_MODES, type Mode } from './limits.js';
-import { boundsFields, boundsIssues } from './bounds.js';
+import { LIMITS, MODES, CHOICE_MODES, isChoiceMode, type Mode } from './limits.js';
+import { BOUND_KEYS, boundsFields, boundsIssues } from './bounds.js';
 
 export { LIMITS, MODES, CHOICE_MODES };
 export type { Mode };
@@ -26,7 +26,8 @@ export const askUserOptionSchema = z.object({
   recommended: z.boolean().optional().describe('推荐项 / recommended option'),
 });
 
-const askUserArgsObject = z.object({
+/** What one question is made of, at the top level of a call (§1) or inside `questions` (§9.2). */
+const questionFields = {
   title: nonBlank(LIMITS.title).describe('问题标题 / the question'),
   description: text(LIMITS.description).optional().describe('用户需要知道的补充说明 / what the user needs to know'),
   mode: z.enum(MODES).describe('决定前端渲染何种控件 / which control the user gets'),
@@ -36,32 +37,77 @@ const askUserArgsObject = z.object({
     .optional()
     .describe('single、multiple、toggle 模式的选项 / options for single, multiple, toggle'),
   allowCustom: z.boolean().optional().describe('是否允许用户填写选项之外的内容 / extra free-text box'),
-  submitLabel: text(LIMITS.submitLabel).optional().describe('提交按钮文案 / submit button text'),
   ...boundsFields,
-});
+};
 
-/** Tool arguments as the model sends them, with the cross-field rules of docs/protocol.md §1 and §9.1. */
-export const askUserArgsSchema = askUserArgsObject.superRefine((args, ctx) => {
-  const choice = (CHOICE_MODES as readonly string[]).includes(args.mode);
-  if (!choice) {
-    for (const issue of boundsIssues(args)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
+type Path = Array<string | number>;
+type QuestionArgs = z.infer<z.ZodObject<typeof questionFields>>;
+
+/** The §1 and §9.1 rules of one question, each issue under `path`. */
+function questionIssues(q: QuestionArgs, ctx: z.RefinementCtx, path: Path): void {
+  const add = (at: Path, message: string) => ctx.addIssue({ code: 'custom', path: [...path, ...at], message });
+  if (!isChoiceMode(q.mode)) {
+    for (const issue of boundsIssues(q)) add([issue.path], issue.message);
     return;
   }
-  const options = args.options ?? [];
-  if (options.length < 1) {
-    ctx.addIssue({ code: 'custom', path: ['options'], message: `mode "${args.mode}" needs 1..${LIMITS.options} options` });
-  }
+  const options = q.options ?? [];
+  if (options.length < 1) add(['options'], `mode "${q.mode}" needs 1..${LIMITS.options} options`);
   const seen = new Set<string>();
   options.forEach((o, i) => {
-    if (seen.has(o.id)) {
-      ctx.addIssue({ code: 'custom', path: ['options', i, 'id'], message: `duplicate option id ${JSON.stringify(o.id)}` });
-    }
+    if (seen.has(o.id)) add(['options', i, 'id'], `duplicate option id ${JSON.stringify(o.id)}`);
     seen.add(o.id);
   });
   // The §9.1 rules need a sound option list (a default names ids, selection bounds count options).
-  if (options.length >= 1 && seen.size === options.length) {
-    for (const issue of boundsIssues(args)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
+  if (options.length >= 1 && seen.size === options.length) for (const issue of boundsIssues(q)) add([issue.path], issue.message);
+}
+
+export const questionIdSchema = z
+  .string()
+  .regex(new RegExp(`^[A-Za-z0-9_-]{1,${LIMITS.questionId}}$`), `1-${LIMITS.questionId} characters of A-Z a-z 0-9 _ -`);
+
+export const askUserQuestionSchema = z.object({
+  id: questionIdSchema.describe('问题标识，回答里按它对应 / id the answer is matched by'),
+  header: text(LIMITS.header).optional().describe('很短的标签 / short chip label'),
+  ...questionFields,
+  required: z.boolean().optional().describe('默认 true；false 时可留空 / default true; false lets the user leave it blank'),
+});
+export type AskUserQuestion = z.infer<typeof askUserQuestionSchema>;
+
+/** Top-level fields that belong to each question instead once `questions` is given. */
+const PER_QUESTION = ['mode', 'options', 'allowCustom', ...BOUND_KEYS] as const;
+
+const askUserArgsObject = z.object({
+  ...questionFields,
+  mode: questionFields.mode.optional(),
+  submitLabel: text(LIMITS.submitLabel).optional().describe('提交按钮文案 / submit button text'),
+  questions: z
+    .array(askUserQuestionSchema)
+    .min(1)
+    .max(LIMITS.questions)
+    .optional()
+    .describe(
+      `1–${LIMITS.questions} 个相关问题一次问完，此时 title 是整张卡片的标题，mode 等放在每个问题里 / ask 1–${LIMITS.questions} related questions at once; title then heads the card and mode etc. go on each question`,
+    ),
+});
+
+/** Tool arguments as the model sends them, with the cross-field rules of docs/protocol.md §1, §9.1 and §9.2. */
+export const askUserArgsSchema = askUserArgsObject.superRefine((args, ctx) => {
+  if (args.questions === undefined) {
+    if (args.mode === undefined) ctx.addIssue({ code: 'custom', path: ['mode'], message: 'required (or give questions)' });
+    else questionIssues(args as QuestionArgs, ctx, []);
+    return;
   }
+  for (const key of PER_QUESTION) {
+    if (args[key] !== undefined)
+      ctx.addIssue({ code: 'custom', path: [key], message: 'with questions it goes on each question, not at the top level' });
+  }
+  const ids = new Set<string>();
+  args.questions.forEach((q, i) => {
+    if (ids.has(q.id))
+      ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `duplicate question id ${JSON.stringify(q.id)}` });
+    ids.add(q.id);
+    questionIssues(q, ctx, ['questions', i]);
+  });
 });
 
 export type AskUserOption = z.infer<typeof askUserOptionSchema>;
@@ -78,7 +124,14 @@ export const sessionIdSchema = z
   .max(LIMITS.sessionId)
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
-export const userInputRequiredSchema = askUserArgsObject.extend({
+/** A question as the card gets it (§9.2): options only on choice modes, `required` always said. */
+export const formQuestionSchema = askUserQuestionSchema.extend({ required: z.boolean() });
+export type FormQuestion = z.infer<typeof formQuestionSchema>;
+
+export const userInputRequiredSchema = askUserArgsObject.omit({ questions: true }).extend({
+  /** A mode of §1, or `form` for several questions (§9.2). */
+  mode: z.union([z.enum(MODES), z.literal('form')]),
+  questions: z.array(formQuestionSchema).optional(),
   id: requestIdSchema,
   toolCallId: z.string(),
   sessionId: z.string(),
@@ -92,27 +145,51 @@ export const pendingInteractionSchema = userInputRequiredSchema.extend({
 });
 export type PendingInteraction = z.infer<typeof pendingInteractionSchema>;
 
+/** One question's answer in a §9.2 continue body. */
+export const questionAnswerSchema = z.object({
+  id: questionIdSchema,
+  selections: z.array(z.string()),
+  customInput: z.string(),
+});
+export type QuestionAnswer = z.infer<typeof questionAnswerSchema>;
+
 /**
- * The answer's own limits hold only for an answer: with `cancelled: true` selections and customInput are
- * ignored (docs/protocol.md §4), so a cancel is accepted whatever they hold (the 64 KiB body limit still bounds them).
+ * The answer's own limits hold only for an answer: with `cancelled: true` selections, customInput and
+ * answers are ignored (docs/protocol.md §4, §9.2), so a cancel is accepted whatever they hold (the 64 KiB
+ * body limit still bounds them). A body answers one question (`selections`, `customInput`) or several
+ * (`answers`), never both; which one the question needs is checked against the stored form.
  */
 export const continueBodySchema = z
   .object({
     sessionId: sessionIdSchema,
     requestId: requestIdSchema,
-    selections: z.array(z.string()),
-    customInput: z.string(),
+    selections: z.array(z.string()).optional(),
+    customInput: z.string().optional(),
+    answers: z.array(questionAnswerSchema).optional(),
     cancelled: z.boolean(),
   })
   .superRefine((body, ctx) => {
+    const add = (path: Path, message: string) => ctx.addIssue({ code: 'custom', path, message });
+    if (body.answers !== undefined) {
+      if (body.selections !== undefined || body.customInput !== undefined)
+        add([body.selections !== undefined ? 'selections' : 'customInput'], 'absent when answers are given');
+    } else {
+      if (body.selections === undefined) add(['selections'], 'required (or answers, for several questions)');
+      if (body.customInput === undefined) add(['customInput'], 'required (or answers, for several questions)');
+    }
     if (body.cancelled) return;
-    if (body.selections.length > LIMITS.options)
-      ctx.addIssue({ code: 'custom', path: ['selections'], message: `at most ${LIMITS.options} selections` });
-    const long = body.selections.findIndex((id) => id.length > LIMITS.optionId);
-    if (long >= 0)
-      ctx.addIssue({ code: 'custom', path: ['selections', long], message: `an option id has at most ${LIMITS.optionId} characters` });
-    if (body.customInput.length > LIMITS.customInput)
-      ctx.addIssue({ code: 'custom', path: ['customInput'], message: `at most ${LIMITS.customInput} characters` });
+    const one = (path: Path, a: { selections?: string[]; customInput?: string }) => {
+      const selections = a.selections ?? [];
+      if (selections.length > LIMITS.options) add([...path, 'selections'], `at most ${LIMITS.options} selections`);
+      const long = selections.findIndex((id) => id.length > LIMITS.optionId);
+      if (long >= 0) add([...path, 'selections', long], `an option id has at most ${LIMITS.optionId} characters`);
+      if ((a.customInput ?? '').length > LIMITS.customInput) add([...path, 'customInput'], `at most ${LIMITS.customInput} characters`);
+    };
+    if (body.answers === undefined) one([], body);
+    else {
+      if (body.answers.length > LIMITS.questions) add(['answers'], `at most ${LIMITS.questions} answers`);
+      body.answers.forEach((a, i) => one(['answers', i], a));
+    }
   });
 export type ContinueBody = z.infer<typeof continueBodySchema>;
 
@@ -125,8 +202,13 @@ export const interactionResolvedSchema = z.object({
   toolCallId: z.string(),
   status: z.enum(RESOLVED_STATUSES),
   at: z.string(),
-  selections: z.array(z.string()),
-  customInputLength: z.number().int().nonnegative(),
+  /** One question (§4). */
+  selections: z.array(z.string()).optional(),
+  customInputLength: z.number().int().nonnegative().optional(),
+  /** Several questions (§9.2): per question, the ids and the length of the text, never the text. */
+  answers: z
+    .array(z.object({ id: z.string(), selections: z.array(z.string()), customInputLength: z.number().int().nonnegative() }))
+    .optional(),
 });
 export type InteractionResolved = z.infer<typeof interactionResolvedSchema>;
 
@@ -152,7 +234,21 @@ export const toolResultContentSchema = z.object({
 });
 export type ToolResultContent = z.infer<typeof toolResultContentSchema>;
 
-export type Answer = Pick<ContinueBody, 'selections' | 'customInput' | 'cancelled'>;
+/** The same for several questions (§9.2). */
+export const formToolResultContentSchema = z.object({
+  answers: z.array(questionAnswerSchema),
+  cancelled: z.boolean(),
+  reason: z.enum(['expired', 'superseded']).optional(),
+});
+export type FormToolResultContent = z.infer<typeof formToolResultContentSchema>;
+
+/** What the user gave: for one question its selections and text; for several, `answers` (and empty top-level fields). */
+export interface Answer {
+  selections: string[];
+  customInput: string;
+  cancelled: boolean;
+  answers?: QuestionAnswer[];
+}
 
 export const ERROR_CODES = [
   'invalid_request',

@@ -8,8 +8,8 @@ import { askUserArgsSchema } from './schema.js';
 export const ASK_USER_TOOL_NAME = 'ask_user';
 
 export const ASK_USER_DESCRIPTIONS = {
-  zh: '当任务缺少必要信息时发起结构化追问。支持 single、multiple、text、number、date、directory、toggle；收到用户结果后继续任务。答案必须落在某个范围、长度或数量内时给出边界（min、max、step、minLength、maxLength、minSelections、maxSelections）；有合理的建议值时用 default 预填，用户仍会确认后提交。绝不要用它索取密码、密钥、令牌或其他机密。',
-  en: 'Ask the user a structured question when the task lacks required information. Supports single, multiple, text, number, date, directory, toggle; the task continues once the user answers. Give bounds (min, max, step, minLength, maxLength, minSelections, maxSelections) when the answer must fall within a range, length or count, and a default when there is a sensible suggestion; the user still confirms and submits it. Never use it to ask for passwords, keys, tokens or other secrets.',
+  zh: '当任务缺少必要信息时发起结构化追问。支持 single、multiple、text、number、date、directory、toggle；收到用户结果后继续任务。答案必须落在某个范围、长度或数量内时给出边界（min、max、step、minLength、maxLength、minSelections、maxSelections）；有合理的建议值时用 default 预填，用户仍会确认后提交。几个相关问题要一起决定时，用 questions 一次问 1–4 个（每个带 id、简短 header 和自己的 mode），不要连续多次调用。绝不要用它索取密码、密钥、令牌或其他机密。',
+  en: 'Ask the user a structured question when the task lacks required information. Supports single, multiple, text, number, date, directory, toggle; the task continues once the user answers. Give bounds (min, max, step, minLength, maxLength, minSelections, maxSelections) when the answer must fall within a range, length or count, and a default when there is a sensible suggestion; the user still confirms and submits it. When several related questions decide one step, ask 1–4 of them at once with questions (each with an id, a short header and its own mode) instead of calling again and again. Never use it to ask for passwords, keys, tokens or other secrets.',
 } as const;
 export type ToolLocale = keyof typeof ASK_USER_DESCRIPTIONS;
 

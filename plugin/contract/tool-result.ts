@@ -1,5 +1,5 @@
-/** The ToolResult text written for the original `ask_user` tool call (docs/protocol.md §4). */
-import type { Answer, ToolResultContent } from './schema.js';
+/** The ToolResult text written for the original `ask_user` tool call (docs/protocol.md §4, §9.2). */
+import type { Answer, FormToolResultContent, ToolResultContent } from './schema.js';
 
 /** The answer a cancel stands for: its selections and text are ignored (docs/protocol.md §4). */
 export const CANCEL_ANSWER: Answer = Object.freeze({
@@ -8,16 +8,37 @@ export const CANCEL_ANSWER: Answer = Object.freeze({
   cancelled: true,
 });
 
-/** Exactly `{"selections":[...],"customInput":"...","cancelled":false}`, values as given, keys in order. */
+/** The same for a card of several questions (§9.2): its answers are ignored too. */
+export const FORM_CANCEL_ANSWER: Answer = Object.freeze({ ...CANCEL_ANSWER, answers: Object.freeze([]) as unknown as [] });
+
+/** The cancel answer of a form: several questions, or one. */
+export const cancelAnswerFor = (form: { questions?: unknown }): Answer =>
+  form.questions !== undefined ? FORM_CANCEL_ANSWER : CANCEL_ANSWER;
+
+/**
+ * Exactly `{"selections":[...],"customInput":"...","cancelled":false}`, or for several questions
+ * `{"answers":[{"id":…,"selections":[…],"customInput":…},…],"cancelled":false}`: values as given, keys in order.
+ */
 export function answerToolResultText(answer: Answer): string {
+  if (answer.answers !== undefined) {
+    const content: FormToolResultContent = answer.cancelled
+      ? { answers: [], cancelled: true }
+      : {
+          answers: answer.answers.map(({ id, selections, customInput }) => ({ id, selections: [...selections], customInput })),
+          cancelled: false,
+        };
+    return JSON.stringify(content);
+  }
   const content: ToolResultContent = answer.cancelled
-    ? { ...CANCEL_ANSWER, selections: [] }
+    ? { selections: [], customInput: '', cancelled: true }
     : { selections: [...answer.selections], customInput: answer.customInput, cancelled: false };
   return JSON.stringify(content);
 }
 
 /** The cancel content plus the reason, for an interaction closed without an answer. */
-export function closedToolResultText(reason: 'expired' | 'superseded'): string {
-  const content: ToolResultContent = { ...CANCEL_ANSWER, selections: [], reason };
+export function closedToolResultText(reason: 'expired' | 'superseded', several = false): string {
+  const content: ToolResultContent | FormToolResultContent = several
+    ? { answers: [], cancelled: true, reason }
+    : { selections: [], customInput: '', cancelled: true, reason };
   return JSON.stringify(content);
 }

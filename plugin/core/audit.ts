@@ -3,7 +3,7 @@
  * mode, selected option ids and the *length* of free text; the free text itself never enters an entry,
  * because audit logs travel further than the data they describe.
  */
-import type { Answer, ErrorCode, Mode } from '../contract/schema.js';
+import type { Answer, AskUserForm, ErrorCode, Mode } from '../contract/schema.js';
 import type { InteractionRecord } from '../store/types.js';
 
 export const AUDIT_EVENTS = ['asked', 'answered', 'cancelled', 'expired', 'superseded', 'rejected'] as const;
@@ -22,7 +22,8 @@ export interface AuditEntry {
   sessionId?: string;
   requestId?: string;
   toolCallId?: string;
-  mode?: Mode;
+  /** The question's mode, or `form` for several questions (§9.2). */
+  mode?: Mode | 'form';
   /** When the question was asked, ISO 8601. */
   askedAt?: string;
   /** ISO 8601. */
@@ -31,6 +32,8 @@ export interface AuditEntry {
   selections?: string[];
   /** Length in UTF-16 code units of the typed text; the text itself is never logged. */
   customInputLength?: number;
+  /** Several questions (§9.2): per question, the known ids chosen and the length of the text. */
+  answers?: AnswerSummary[];
   /** For `rejected`. */
   reason?: AuditReason;
   /** For `rejected`: a short explanation that never quotes user input. */
@@ -66,6 +69,38 @@ export function memoryAuditLogger(): AuditLogger & { entries: AuditEntry[] } {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+export interface AnswerSummary {
+  id: string;
+  selections: string[];
+  customInputLength: number;
+}
+
+/**
+ * What the audit line and `interaction_resolved` say of an answer: ids that are options of the stored
+ * question (anything else a client sent is left out) and the length of the text, never the text; for
+ * several questions, that per question (§9.2).
+ */
+export function summarizeAnswer(
+  form: AskUserForm,
+  answer: Answer,
+): { selections: string[]; customInputLength: number } | { answers: AnswerSummary[] } {
+  const known = (options: AskUserForm['options']) => {
+    const ids = new Set((options ?? []).map((o) => o.id));
+    return (selections: readonly string[]) => selections.filter((id) => ids.has(id));
+  };
+  if (form.questions) {
+    const answers = answer.answers ?? [];
+    return {
+      answers: answers.map((a, i) => ({
+        id: a.id,
+        selections: known(form.questions![i]?.options)(a.selections),
+        customInputLength: a.customInput.length,
+      })),
+    };
+  }
+  return { selections: known(form.options)(answer.selections), customInputLength: answer.customInput.length };
+}
+
 /** The entry for an event about a stored interaction; `answer` adds selections and the text length. */
 export function recordEntry(
   event: AuditEvent,
@@ -79,15 +114,11 @@ export function recordEntry(
     sessionId: extra.sessionId ?? record.sessionId,
     requestId: record.requestId,
     toolCallId: record.toolCallId,
-    mode: record.form.mode,
+    mode: record.form.questions ? 'form' : record.form.mode!,
     askedAt: iso(record.createdAt),
     expiresAt: iso(record.expiresAt),
   };
-  if (extra.answer) {
-    const known = new Set((record.form.options ?? []).map((o) => o.id));
-    entry.selections = extra.answer.selections.filter((id) => known.has(id));
-    entry.customInputLength = extra.answer.customInput.length;
-  }
+  if (extra.answer) Object.assign(entry, summarizeAnswer(record.form, extra.answer));
   if (extra.reason) entry.reason = extra.reason;
   if (extra.detail) entry.detail = extra.detail;
   if (extra.recovered) entry.recovered = true;

@@ -13,10 +13,10 @@
  *   - a body that is not JSON by Content-Type is refused with 415 and code `invalid_request`;
  *   - a missing body, unparsable JSON or a body not matching `continueBodySchema` is 400 `invalid_request`.
  */
-import { checkAnswer } from '../contract/answer-rules.js';
-import { answerToolResultText, CANCEL_ANSWER } from '../contract/tool-result.js';
+import { checkContinue } from '../contract/answer-rules.js';
+import { answerToolResultText, cancelAnswerFor } from '../contract/tool-result.js';
 import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer } from '../contract/schema.js';
-import { recordEntry } from './audit.js';
+import { recordEntry, summarizeAnswer } from './audit.js';
 import { AskUserError } from './errors.js';
 import { crossSiteError } from './same-origin.js';
 import {
@@ -64,8 +64,10 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       if (!record)
         throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
       const answer: Answer = body.cancelled
-        ? CANCEL_ANSWER
-        : { selections: body.selections, customInput: body.customInput, cancelled: false };
+        ? cancelAnswerFor(record.form)
+        : body.answers !== undefined
+          ? { selections: [], customInput: '', cancelled: false, answers: body.answers }
+          : { selections: body.selections ?? [], customInput: body.customInput ?? '', cancelled: false };
       known = () => auditContext(record, body.sessionId, answer);
       if (record.sessionId !== body.sessionId) {
         throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
@@ -88,7 +90,7 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
         );
       }
       if (!body.cancelled) {
-        const check = checkAnswer(record.form, body);
+        const check = checkContinue(record.form, body);
         if (!check.ok) throw new AskUserError('invalid_answer', safeAnswerMessage(check.problem, check.message), { field: check.field });
       }
 
@@ -114,8 +116,8 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
         toolCallId: claimed.toolCallId,
         status,
         at: iso(at),
-        selections: [...answer.selections],
-        customInputLength: answer.customInput.length,
+        // Checked before the claim, so every id is one of the form's: the summary leaves nothing out.
+        ...summarizeAnswer(claimed.form, answer),
       });
       try {
         await host.resume({ record: claimed, answer, toolResultContent: answerToolResultText(answer), sse });

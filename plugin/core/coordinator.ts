@@ -10,7 +10,14 @@ import { recordEntry, type AuditLogger } from './audit.js';
 import { newRequestId } from './request-id.js';
 import { isChoiceMode } from '../contract/limits.js';
 import { BOUND_KEYS, dropNullBounds } from '../contract/bounds.js';
-import { askUserArgsSchema, sessionIdSchema, type AskUserForm, type UserInputRequired } from '../contract/schema.js';
+import {
+  askUserArgsSchema,
+  sessionIdSchema,
+  type AskUserForm,
+  type AskUserQuestion,
+  type FormQuestion,
+  type UserInputRequired,
+} from '../contract/schema.js';
 import type { RunHost, SseSink } from './host.js';
 import { isPastExpiry, type InteractionRecord, type PendingStore } from '../store/types.js';
 
@@ -77,17 +84,29 @@ export function userInputRequiredOf(record: InteractionRecord): UserInputRequire
     toolCallId: record.toolCallId,
     sessionId: record.sessionId,
     title: form.title,
-    mode: form.mode,
+    mode: form.questions ? 'form' : form.mode!,
     expiresAt: new Date(record.expiresAt).toISOString(),
     resumable: true,
   };
   if (form.description !== undefined) data.description = form.description;
+  if (form.questions) data.questions = form.questions.map(formQuestionOf);
   if (form.options !== undefined) data.options = form.options;
   if (form.allowCustom !== undefined) data.allowCustom = form.allowCustom;
   if (form.submitLabel !== undefined) data.submitLabel = form.submitLabel;
   // The §9.1 fields the model gave, unchanged (numbers stay numbers), in the contract's order.
   for (const key of BOUND_KEYS) if (form[key] !== undefined) (data as Record<string, unknown>)[key] = form[key];
   return data;
+}
+
+/** A question as the card gets it (§9.2): `required` always said, in the contract's key order. */
+function formQuestionOf(q: AskUserQuestion): FormQuestion {
+  const out: FormQuestion = { id: q.id, title: q.title, mode: q.mode, required: q.required ?? true };
+  if (q.header !== undefined) out.header = q.header;
+  if (q.description !== undefined) out.description = q.description;
+  if (q.options !== undefined) out.options = q.options;
+  if (q.allowCustom !== undefined) out.allowCustom = q.allowCustom;
+  for (const key of BOUND_KEYS) if (q[key] !== undefined) (out as Record<string, unknown>)[key] = q[key];
+  return out;
 }
 
 type Parsed = { ok: true; form: AskUserForm } | { ok: false; problems: string[] };
@@ -118,9 +137,15 @@ export function parseAskUserArguments(raw: string | Record<string, unknown>): Pa
     return { ok: false, problems };
   }
   const form: AskUserForm = { ...result.data };
-  if (!isChoiceMode(form.mode)) delete form.options;
+  if (form.questions) form.questions = form.questions.map((q) => (isChoiceMode(q.mode) ? q : withoutOptions(q)));
+  else if (!isChoiceMode(form.mode!)) delete form.options;
   return { ok: true, form };
 }
+
+const withoutOptions = (q: AskUserQuestion): AskUserQuestion => {
+  const { options: _dropped, ...rest } = q;
+  return rest;
+};
 
 const refusal = (toolCallId: string, content: string): ErrorToolResult => ({
   toolCallId,
@@ -146,11 +171,15 @@ export function createCoordinator(options: CoordinatorOptions) {
   async function closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined> {
     clearTimer(requestId);
     const at = now();
+    // The stored answer of a closing is the plain cancel whatever the form; its ToolResult follows the form.
     const outcome = await store.claim(requestId, { status, at, answer: CANCEL_ANSWER }, { allowExpired: true });
     if (!outcome.ok) return undefined;
     audit.audit(recordEntry(status, outcome.record, at));
     try {
-      await host.closed({ record: outcome.record, toolResultContent: closedToolResultText(status) });
+      await host.closed({
+        record: outcome.record,
+        toolResultContent: closedToolResultText(status, outcome.record.form.questions !== undefined),
+      });
     } catch (err) {
       onError(err);
     }

@@ -7,7 +7,7 @@
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from './host.js';
 import type { Answer, ResolvedStatus } from '../contract/schema.js';
-import { CANCEL_ANSWER } from '../contract/tool-result.js';
+import { cancelAnswerFor } from '../contract/tool-result.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 
 export interface InProcessAnswer {
@@ -106,7 +106,7 @@ export function createInProcessHost(options: InProcessHostOptions = {}): InProce
       if (!waiter) return;
       const status = record.resolution?.status ?? 'expired';
       await markWritten(record.requestId);
-      waiter.resolve({ record, status, answer: CANCEL_ANSWER, toolResultContent });
+      waiter.resolve({ record, status, answer: cancelAnswerFor(record.form), toolResultContent });
     },
 
     waitForAnswer(requestId, signal) {

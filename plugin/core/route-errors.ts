@@ -1,5 +1,5 @@
 /** The routes' refusals in the contract's words, and what their audit lines may say. */
-import type { AnswerProblem } from '../contract/answer-rules.js';
+import type { ContinueProblem } from '../contract/answer-rules.js';
 import type { Answer } from '../contract/schema.js';
 import { recordEntry, type AuditEntry } from './audit.js';
 import { AskUserError, type Receipt } from './errors.js';
@@ -29,7 +29,7 @@ export function storeError(err: unknown): never {
  * The rules' messages for these two quote the offending selection; a selection is client input that
  * may be anything, and error messages (which reach logs) never repeat input.
  */
-export function safeAnswerMessage(problem: AnswerProblem, message: string): string {
+export function safeAnswerMessage(problem: ContinueProblem, message: string): string {
   if (problem === 'unknown_option') return 'A selection is not an option id of this question; send ids from `options[].id`.';
   if (problem === 'duplicate_selection') return 'An option id is selected more than once; send each id once.';
   return message;

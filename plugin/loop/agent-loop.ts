@@ -11,6 +11,8 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ASK_USER_TOOL_NAME, askUserChatTool, type ToolLocale } from '../contract/tool-definition.js';
+import { cancelAnswerFor } from '../contract/tool-result.js';
+import { summarizeAnswer } from '../core/audit.js';
 import type { RunHost, SseSink } from '../core/host.js';
 import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
@@ -365,8 +367,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         toolCallId: closed.toolCallId,
         status,
         at: new Date(at).toISOString(),
-        selections: [],
-        customInputLength: 0,
+        ...summarizeAnswer(closed.form, cancelAnswerFor(closed.form)),
       });
     }
     const rolled = await rollForward(sessionId);

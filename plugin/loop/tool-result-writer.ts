@@ -3,7 +3,8 @@
  * the store's claim and that write. Both are idempotent by tool_call_id: a second writer finds the tool
  * message present and changes nothing, so a result is never lost and never doubled.
  */
-import { answerToolResultText, CANCEL_ANSWER, closedToolResultText } from '../contract/tool-result.js';
+import { answerToolResultText, cancelAnswerFor, closedToolResultText } from '../contract/tool-result.js';
+import type { AskUserForm } from '../contract/schema.js';
 import type { InteractionRecord, PendingStore, Resolution } from '../store/types.js';
 import type { PausedIndex } from './paused-index.js';
 import type { Hold } from './run-lease.js';
@@ -22,14 +23,14 @@ export interface WriteOutcome {
 }
 
 /** The ToolResult content a resolution stands for (docs/protocol.md §4). */
-export function contentForResolution(resolution: Resolution): string {
+export function contentForResolution(resolution: Resolution, form: AskUserForm): string {
   switch (resolution.status) {
     case 'answered':
       return answerToolResultText(resolution.answer);
     case 'cancelled':
-      return answerToolResultText(CANCEL_ANSWER);
+      return answerToolResultText(cancelAnswerFor(form));
     default:
-      return closedToolResultText(resolution.status);
+      return closedToolResultText(resolution.status, form.questions !== undefined);
   }
 }
 
@@ -130,7 +131,7 @@ export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): 
   if (record?.status === 'pending') return { kind: 'pending', record };
   if (record && !record.resolution) return { kind: 'needs_expiry', record };
   // A record past retention leaves no answer to honour: close the call as expired so history stays valid.
-  const content = record?.resolution ? contentForResolution(record.resolution) : closedToolResultText('expired');
+  const content = record?.resolution ? contentForResolution(record.resolution, record.form) : closedToolResultText('expired');
   const out = await writeToolResult(states, record ?? { ...placeholder(sessionId, toolCallId, requestId) }, content);
   if (record) await store.markToolResultWritten(requestId);
   if (out.unlisted) await index.remove(sessionId, out.unlisted);

@@ -172,9 +172,9 @@ test('the seed shape is unchanged: a call without §9.1 fields parses to exactly
   assert.deepEqual(askUserArgsSchema.parse(seed), seed);
 });
 
-test('the JSON Schema offers the new fields with their types and limits, still requiring only title and mode', () => {
+test('the JSON Schema offers the new fields with their types and limits, still requiring only title (mode, or questions, per §9.2)', () => {
   const p = askUserParameters() as { required: string[]; properties: Record<string, Record<string, unknown>> };
-  assert.deepEqual([...p.required].sort(), ['mode', 'title']);
+  assert.deepEqual([...p.required].sort(), ['title']);
   assert.equal(p.properties.placeholder?.maxLength, 100);
   assert.deepEqual(p.properties.step?.type, 'number');
   assert.equal(p.properties.maxLength?.maximum, 8000);

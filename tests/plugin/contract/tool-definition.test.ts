@@ -9,7 +9,7 @@ test('the Chat Completions tool carries the zh description and a JSON Schema der
   assert.equal(tool.function.name, 'ask_user');
   assert.equal(tool.function.description, ASK_USER_DESCRIPTIONS.zh);
   const p = tool.function.parameters as { required: string[]; properties: Record<string, { enum?: string[] }> };
-  assert.deepEqual([...p.required].sort(), ['mode', 'title']);
+  assert.deepEqual([...p.required].sort(), ['title'], 'mode, or questions (§9.2)');
   assert.deepEqual(p.properties.mode?.enum, ['single', 'multiple', 'text', 'number', 'date', 'directory', 'toggle']);
   assert.equal(askUserResponsesTool('en').description, ASK_USER_DESCRIPTIONS.en);
 });
