@@ -94,7 +94,11 @@ export function createAssistant(options: AssistantOptions = {}) {
       };
     }
     const intros: Record<Lang, string> = { zh: '开始之前，我需要你确认一件事。', en: 'Before I start, I need one thing from you.' };
-    return ask(intros[lang], questionFor(topic, lang));
+    const several: Record<Lang, string> = {
+      zh: '做发布计划之前，有三件事要你定。',
+      en: 'Three things to settle before I plan the release.',
+    };
+    return ask(topic === 'plan' ? several[lang] : intros[lang], questionFor(topic, lang));
   };
 }
 
@@ -103,6 +107,20 @@ interface ToolAnswer {
   customInput?: string;
   cancelled?: boolean;
   reason?: 'expired' | 'superseded';
+  /** §9.2: one per question. */
+  answers?: Array<{ id: string; selections: string[]; customInput: string }>;
+}
+
+/** One line per question of a §9.2 card: what came back for it, by the question's header or title. */
+function replyToAnswers(answers: NonNullable<ToolAnswer['answers']>, question: AskUserArgs | undefined, zh: boolean): string {
+  const lines = answers.map((a) => {
+    const q = question?.questions?.find((x) => x.id === a.id);
+    const name = q?.header ?? q?.title ?? a.id;
+    const labels = a.selections.map((id) => q?.options?.find((o) => o.id === id)?.label ?? id);
+    const value = [...labels, a.customInput.trim()].filter(Boolean).join(zh ? '；' : '; ');
+    return `${name}: ${value || (zh ? '（未填）' : '(left blank)')}`;
+  });
+  return (zh ? '收到，按这个计划来：\n' : 'Got it, planning with:\n') + lines.join('\n');
 }
 
 /** What the assistant says once the ToolResult is in: it names what it received, so a reader can check. */
@@ -110,6 +128,7 @@ export function replyToAnswer(content: string, question: AskUserArgs | undefined
   const zh = lang === 'zh';
   const answer = parse<ToolAnswer>(content);
   if (!answer) return zh ? '我没能读懂这个结果，先停在这里。' : 'I could not read that result, so I will stop here.';
+  if (!answer.cancelled && answer.answers) return replyToAnswers(answer.answers, question, zh);
   if (answer.cancelled) {
     if (answer.reason === 'expired')
       return zh

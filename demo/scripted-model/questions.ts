@@ -5,10 +5,11 @@
 import type { AskUserArgs } from '../../plugin/contract/schema.js';
 
 export type Lang = 'zh' | 'en';
-export type Topic = 'release' | 'tests' | 'directory' | 'count' | 'features' | 'naming' | 'approach';
+export type Topic = 'plan' | 'release' | 'tests' | 'directory' | 'count' | 'features' | 'naming' | 'approach';
 
 /** Keywords per topic, checked in this order (the first match wins). */
 export const TOPIC_KEYWORDS: ReadonlyArray<[Topic, RegExp]> = [
+  ['plan', /release plan|rollout plan|roll-?out|发布计划|发布方案|上线方案/i],
   ['tests', /\btests?\b|test suites?|测试|用例/i],
   ['release', /release|ship|launch|deadline|发布|上线|日期|排期/i],
   ['directory', /director(y|ies)|folder|\bpath\b|目录|文件夹|路径/i],
@@ -40,6 +41,8 @@ export const TEST_SUITES: TestSuite[] = [
 export function questionFor(topic: Topic, lang: Lang, suites: TestSuite[] = TEST_SUITES): AskUserArgs {
   const zh = lang === 'zh';
   switch (topic) {
+    case 'plan':
+      return planQuestions(lang);
     case 'release':
       return {
         title: zh ? '这次发布定在哪一天？' : 'Which day should the release go out?',
@@ -114,4 +117,47 @@ export function questionFor(topic: Topic, lang: Lang, suites: TestSuite[] = TEST
         submitLabel: zh ? '继续' : 'Continue',
       };
   }
+}
+
+/** §9.2: three questions that decide one step, on one card. */
+function planQuestions(lang: Lang): AskUserArgs {
+  const zh = lang === 'zh';
+  return {
+    title: zh ? '发布计划：三个问题' : 'Release plan: three questions',
+    description: zh ? '一次答完，我就开始安排。' : 'Answer all three and I will start.',
+    submitLabel: zh ? '按此发布' : 'Plan it',
+    questions: [
+      {
+        id: 'strategy',
+        header: zh ? '策略' : 'Strategy',
+        title: zh ? '用哪种发布方式？' : 'How should it roll out?',
+        mode: 'single',
+        options: [
+          { id: 'canary', label: zh ? '金丝雀：先 5%' : 'Canary: 5% first', recommended: true },
+          { id: 'blue-green', label: zh ? '蓝绿切换' : 'Blue-green switch' },
+          { id: 'all-at-once', label: zh ? '一次全量' : 'All at once' },
+        ],
+        default: 'canary',
+      },
+      {
+        id: 'replicas',
+        header: zh ? '实例' : 'Replicas',
+        title: zh ? '准备多少个实例？' : 'How many replicas?',
+        mode: 'number',
+        min: 1,
+        max: 10,
+        step: 1,
+        default: '3',
+      },
+      {
+        id: 'note',
+        header: zh ? '备注' : 'Note',
+        title: zh ? '发布说明里要写什么？' : 'Anything for the release notes?',
+        mode: 'text',
+        required: false,
+        maxLength: 200,
+        placeholder: zh ? '可不填' : 'optional',
+      },
+    ],
+  };
 }

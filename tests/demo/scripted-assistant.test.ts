@@ -37,7 +37,7 @@ test('the mode follows what the user asked for, in both languages', () => {
 });
 
 test('every question it asks passes the ask_user schema', () => {
-  for (const topic of ['release', 'tests', 'directory', 'count', 'features', 'naming', 'approach'] as const) {
+  for (const topic of ['plan', 'release', 'tests', 'directory', 'count', 'features', 'naming', 'approach'] as const) {
     for (const lang of ['zh', 'en'] as const)
       assert.equal(askUserArgsSchema.safeParse(questionFor(topic, lang)).success, true, `${topic}/${lang}`);
   }
@@ -86,4 +86,30 @@ test('without ask_user among its tools it answers in text and asks nothing', () 
   const turn = respond({ model: 'm', messages: [{ role: 'user', content: 'plan a release' }] });
   assert.equal(turn.toolCalls, undefined);
   assert.match(turn.text ?? '', /not allowed/);
+});
+
+test('a release plan is asked as three questions on one card, and the reply names each answer', () => {
+  assert.equal(topicOf('make a release plan'), 'plan');
+  assert.equal(topicOf('做一个发布计划'), 'plan');
+  const question = questionFor('plan', 'en');
+  assert.deepEqual(
+    question.questions?.map((q) => [q.id, q.mode, q.required ?? true]),
+    [
+      ['strategy', 'single', true],
+      ['replicas', 'number', true],
+      ['note', 'text', false],
+    ],
+  );
+  const content = JSON.stringify({
+    answers: [
+      { id: 'strategy', selections: ['blue-green'], customInput: '' },
+      { id: 'replicas', selections: [], customInput: '4' },
+      { id: 'note', selections: [], customInput: '' },
+    ],
+    cancelled: false,
+  });
+  assert.equal(
+    replyToAnswer(content, question, 'en'),
+    'Got it, planning with:\nStrategy: Blue-green switch\nReplicas: 4\nNote: (left blank)',
+  );
 });
