@@ -96,6 +96,7 @@ export {
   askUserFallback,
   askUserParameters,
   askUserResponsesTool,
+  strictParameters,
   type FallbackToolResult,
   type ToolLocale,
 } from './contract/tool-definition.js';

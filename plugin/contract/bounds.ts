@@ -60,15 +60,26 @@ const MODES_OF: Record<BoundKey, readonly Mode[]> = {
 const OTHER_BOX: readonly BoundKey[] = ['placeholder', 'minLength', 'maxLength'];
 
 /**
- * Strict tool calling sends every optional field, as `null` when unused: a §9.1 field that is `null` counts
- * as absent. Returns a copy without those keys (other fields are left to the schema).
+ * Strict tool calling sends every optional field, as `null` when unused: a field that is `null` counts as
+ * absent, at the top level, in each question and in each option. Returns a copy without those keys (the
+ * same object when there is none), leaving every other value to the schema.
  */
-export function dropNullBounds(args: Record<string, unknown>): Record<string, unknown> {
-  if (!BOUND_KEYS.some((k) => args[k] === null)) return args;
-  const copy = { ...args };
-  for (const k of BOUND_KEYS) if (copy[k] === null) delete copy[k];
-  return copy;
+export function dropNullFields(args: Record<string, unknown>): Record<string, unknown> {
+  let dropped = false;
+  const clean = (o: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(o)) {
+      if (v === null) dropped = true;
+      else if ((k === 'questions' || k === 'options') && Array.isArray(v)) out[k] = v.map((x) => (isObject(x) ? clean(x) : x));
+      else out[k] = v;
+    }
+    return out;
+  };
+  const out = clean(args);
+  return dropped ? out : args;
 }
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 interface BoundsArgs extends FormShape {
   placeholder?: string;

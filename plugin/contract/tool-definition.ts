@@ -25,6 +25,40 @@ export function askUserParameters(): Record<string, unknown> {
   return structuredClone(cachedParameters);
 }
 
+/** Keywords a strict-mode function schema may not carry; the server still holds the limits they state. */
+const STRICT_UNSUPPORTED = ['minLength', 'maxLength'] as const;
+
+type SchemaNode = Record<string, unknown>;
+
+/**
+ * The same schema in the shape strict tool calling (`strict: true`, Chat Completions and Responses) takes:
+ * every object closed (`additionalProperties: false`) and listing all its properties as required, each
+ * optional one also allowing `null` (which the server reads as absent), and no keyword that strict mode
+ * rejects (length limits move into the description).
+ */
+export function strictParameters(node: SchemaNode = askUserParameters(), optional = false): SchemaNode {
+  const out: SchemaNode = { ...node };
+  for (const key of STRICT_UNSUPPORTED) {
+    if (typeof out[key] === 'number') {
+      out.description = `${out.description ? `${String(out.description)} ` : ''}(${key} ${String(out[key])})`;
+      delete out[key];
+    }
+  }
+  if (out.type === 'object' && out.properties) {
+    const properties = out.properties as Record<string, SchemaNode>;
+    const required = new Set((out.required as string[] | undefined) ?? []);
+    out.properties = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, strictParameters(v, !required.has(k))]));
+    out.required = Object.keys(properties);
+    out.additionalProperties = false;
+  }
+  if (out.items) out.items = strictParameters(out.items as SchemaNode);
+  if (Array.isArray(out.anyOf)) out.anyOf = (out.anyOf as SchemaNode[]).map((n) => strictParameters(n));
+  if (!optional) return out;
+  if (Array.isArray(out.anyOf)) return { ...out, anyOf: [...(out.anyOf as SchemaNode[]), { type: 'null' }] };
+  const types = Array.isArray(out.type) ? out.type : [out.type];
+  return { ...out, type: [...types, 'null'], ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}) };
+}
+
 /** Chat Completions `tools[]` entry. */
 export function askUserChatTool(locale: ToolLocale = 'zh') {
   return {
@@ -33,14 +67,14 @@ export function askUserChatTool(locale: ToolLocale = 'zh') {
   };
 }
 
-/** Responses API `tools[]` entry. */
+/** Responses API `tools[]` entry, in strict mode (the server reads its `null`s as absent fields). */
 export function askUserResponsesTool(locale: ToolLocale = 'zh') {
   return {
     type: 'function' as const,
     name: ASK_USER_TOOL_NAME,
     description: ASK_USER_DESCRIPTIONS[locale],
-    parameters: askUserParameters(),
-    strict: false,
+    parameters: strictParameters(),
+    strict: true,
   };
 }
 

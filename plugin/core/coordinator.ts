@@ -9,7 +9,7 @@ import { CANCEL_ANSWER, closedToolResultText } from '../contract/tool-result.js'
 import { recordEntry, type AuditLogger } from './audit.js';
 import { newRequestId } from './request-id.js';
 import { isChoiceMode } from '../contract/limits.js';
-import { BOUND_KEYS, dropNullBounds } from '../contract/bounds.js';
+import { BOUND_KEYS, dropNullFields } from '../contract/bounds.js';
 import {
   askUserArgsSchema,
   sessionIdSchema,
@@ -128,7 +128,7 @@ export function parseAskUserArguments(raw: string | Record<string, unknown>): Pa
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problems: ['arguments must be a JSON object with at least "title" and "mode"'] };
   }
-  const result = askUserArgsSchema.safeParse(dropNullBounds(value as Record<string, unknown>));
+  const result = askUserArgsSchema.safeParse(dropNullFields(value as Record<string, unknown>));
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const path = issue.path.map(String).join('.');

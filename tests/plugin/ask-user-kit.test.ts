@@ -221,6 +221,7 @@ describe('createAskUserKit', () => {
       'pendingInteractionSchema',
       'requestIdSchema',
       'sessionIdSchema',
+      'strictParameters',
       'toolResultContentSchema',
       'userInputRequiredSchema',
     ]);

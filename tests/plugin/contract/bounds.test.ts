@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { askUserArgsSchema } from '../../../plugin/contract/schema.js';
 import { checkAnswer, codePointLength, type FormShape } from '../../../plugin/contract/answer-rules.js';
-import { dropNullBounds } from '../../../plugin/contract/bounds.js';
+import { dropNullFields } from '../../../plugin/contract/bounds.js';
 import { askUserParameters } from '../../../plugin/contract/tool-definition.js';
 
 const OPTS = [
@@ -160,11 +160,11 @@ test('null counts as absent for a §9.1 field (strict tool calling sends unused 
     minSelections: null,
     maxSelections: null,
   };
-  const cleaned = dropNullBounds(args);
+  const cleaned = dropNullFields(args);
   assert.deepEqual(cleaned, { title: 'Q', mode: 'text' });
   valid(cleaned);
   const untouched = { title: 'Q', mode: 'text' };
-  assert.equal(dropNullBounds(untouched), untouched, 'nothing to drop: the same object');
+  assert.equal(dropNullFields(untouched), untouched, 'nothing to drop: the same object');
 });
 
 test('the seed shape is unchanged: a call without §9.1 fields parses to exactly what it was', () => {

@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { askUserArgsSchema, continueBodySchema } from '../../../plugin/contract/schema.js';
 import { checkContinue } from '../../../plugin/contract/answer-rules.js';
 import { answerToolResultText, closedToolResultText, FORM_CANCEL_ANSWER } from '../../../plugin/contract/tool-result.js';
-import { askUserParameters, ASK_USER_DESCRIPTIONS } from '../../../plugin/contract/tool-definition.js';
+import {
+  askUserParameters,
+  askUserResponsesTool,
+  strictParameters,
+  ASK_USER_DESCRIPTIONS,
+} from '../../../plugin/contract/tool-definition.js';
+import { parseAskUserArguments } from '../../../plugin/core/coordinator.js';
 
 const q = (id: string, extra: Record<string, unknown> = {}) => ({ id, title: `Q ${id}`, mode: 'text', ...extra });
 const issues = (args: unknown) => {
@@ -110,4 +116,86 @@ test('ToolResult texts of several questions, keys in contract order', () => {
   );
   assert.equal(answerToolResultText(FORM_CANCEL_ANSWER), '{"answers":[],"cancelled":true}');
   assert.equal(closedToolResultText('superseded', true), '{"answers":[],"cancelled":true,"reason":"superseded"}');
+});
+
+/** The rules of strict tool calling a schema must follow, as OpenAI documents them for `strict: true`. */
+function strictProblems(node: Record<string, any>, path = '$'): string[] {
+  const problems: string[] = [];
+  for (const key of ['minLength', 'maxLength', 'default', 'oneOf', 'allOf', 'not', '$ref']) {
+    if (key in node) problems.push(`${path}: ${key} is not allowed`);
+  }
+  if (node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object'))) {
+    if (node.additionalProperties !== false) problems.push(`${path}: additionalProperties must be false`);
+    const keys = Object.keys(node.properties ?? {});
+    if (JSON.stringify([...(node.required ?? [])].sort()) !== JSON.stringify([...keys].sort()))
+      problems.push(`${path}: every property must be required`);
+    for (const k of keys) problems.push(...strictProblems(node.properties[k], `${path}.${k}`));
+  }
+  if (node.items) problems.push(...strictProblems(node.items, `${path}[]`));
+  for (const [i, n] of (node.anyOf ?? []).entries()) problems.push(...strictProblems(n, `${path}|${i}`));
+  return problems;
+}
+
+test('the strict variant follows strict mode, and a strict call (every optional field null) means the same as the plain one', () => {
+  const strict = strictParameters();
+  assert.deepEqual(strictProblems(strict), []);
+  assert.equal(strict.type, 'object', 'the root is an object, not a union');
+  assert.deepEqual(strictProblems(askUserParameters()).length > 0, true, 'the plain schema is not strict: the check can fail');
+  const tool = askUserResponsesTool('en');
+  assert.equal(tool.strict, true);
+  assert.deepEqual(tool.parameters, strict);
+
+  // What a strict model sends: every key, null where unused, down to options and questions.
+  const nullQuestion = (id: string, mode: string, extra: Record<string, unknown>) => ({
+    id,
+    header: null,
+    title: `Q ${id}`,
+    description: null,
+    mode,
+    options: null,
+    allowCustom: null,
+    required: null,
+    placeholder: null,
+    default: null,
+    min: null,
+    max: null,
+    step: null,
+    minLength: null,
+    maxLength: null,
+    minSelections: null,
+    maxSelections: null,
+    ...extra,
+  });
+  const sent = {
+    title: 'Card',
+    description: null,
+    mode: null,
+    options: null,
+    allowCustom: null,
+    submitLabel: null,
+    placeholder: null,
+    default: null,
+    min: null,
+    max: null,
+    step: null,
+    minLength: null,
+    maxLength: null,
+    minSelections: null,
+    maxSelections: null,
+    questions: [
+      nullQuestion('pick', 'single', { options: [{ id: 'a', label: 'A', description: null, recommended: null }] }),
+      nullQuestion('n', 'number', { max: 5 }),
+    ],
+  };
+  const parsed = parseAskUserArguments(JSON.stringify(sent));
+  assert.deepEqual(parsed, {
+    ok: true,
+    form: {
+      title: 'Card',
+      questions: [
+        { id: 'pick', title: 'Q pick', mode: 'single', options: [{ id: 'a', label: 'A' }] },
+        { id: 'n', title: 'Q n', mode: 'number', max: 5 },
+      ],
+    },
+  });
 });
