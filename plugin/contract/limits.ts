@@ -29,6 +29,9 @@ export const LIMITS = {
   placeholder: 100,
   /** Largest `maxLength` a question may set, in code points (§9.1). */
   maxLength: 8000,
+  /** `preview` of an option (docs/protocol.md §9.3), and of all options of a call together. */
+  preview: 4000,
+  previewsTotal: 20_000,
   /** Questions in one call (docs/protocol.md §9.2). */
   questions: 4,
   /** `id` of a question: 1–64 of [A-Za-z0-9_-]. */

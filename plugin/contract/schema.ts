@@ -22,14 +22,23 @@ const nonBlank = (max: number) =>
 export const askUserOptionSchema = z.object({
   id: nonBlank(LIMITS.optionId).describe('稳定提交值 / stable value submitted back'),
   label: nonBlank(LIMITS.optionLabel).describe('展示名称 / display label'),
-  description: text(LIMITS.optionDescription).optional().describe('展示说明 / display description'),
+  description: text(LIMITS.optionDescription).optional().describe('展示说明，可用 Markdown / display description; Markdown'),
   recommended: z.boolean().optional().describe('推荐项 / recommended option'),
+  preview: text(LIMITS.preview)
+    .optional()
+    .describe(
+      '选中或聚焦该选项时并排展示的内容（方案、配置、代码），可用 Markdown / shown beside the list when the option is focused or selected (a plan, a config, code); Markdown',
+    ),
 });
 
 /** What one question is made of, at the top level of a call (§1) or inside `questions` (§9.2). */
 const questionFields = {
   title: nonBlank(LIMITS.title).describe('问题标题 / the question'),
-  description: text(LIMITS.description).optional().describe('用户需要知道的补充说明 / what the user needs to know'),
+  description: text(LIMITS.description)
+    .optional()
+    .describe(
+      '用户需要知道的补充说明，可用 Markdown（强调、代码、列表、http(s) 链接）/ what the user needs to know; Markdown: emphasis, code, lists, http(s) links',
+    ),
   mode: z.enum(MODES).describe('决定前端渲染何种控件 / which control the user gets'),
   options: z
     .array(askUserOptionSchema)
@@ -92,6 +101,16 @@ const askUserArgsObject = z.object({
 
 /** Tool arguments as the model sends them, with the cross-field rules of docs/protocol.md §1, §9.1 and §9.2. */
 export const askUserArgsSchema = askUserArgsObject.superRefine((args, ctx) => {
+  const previews = [...(args.options ?? []), ...(args.questions ?? []).flatMap((q) => q.options ?? [])].reduce(
+    (n, o) => n + (o.preview?.length ?? 0),
+    0,
+  );
+  if (previews > LIMITS.previewsTotal)
+    ctx.addIssue({
+      code: 'custom',
+      path: [args.questions ? 'questions' : 'options'],
+      message: `previews hold ${previews} characters in all; at most ${LIMITS.previewsTotal}`,
+    });
   if (args.questions === undefined) {
     if (args.mode === undefined) ctx.addIssue({ code: 'custom', path: ['mode'], message: 'required (or give questions)' });
     else questionIssues(args as QuestionArgs, ctx, []);

@@ -199,3 +199,20 @@ test('the strict variant follows strict mode, and a strict call (every optional 
     },
   });
 });
+
+test('option previews (§9.3): at most 4000 characters each and 20,000 in all, carried to the card as given', () => {
+  const option = (id: string, preview: string) => ({ id, label: id.toUpperCase(), preview });
+  const one = { title: 'Plan?', mode: 'single', options: [option('a', '**plan A**\n\n- step 1'), option('b', '`b`')] };
+  assert.deepEqual(issues(one), []);
+  assert.match(issues({ ...one, options: [option('a', 'x'.repeat(4001))] }).join(), /options\.0\.preview/);
+  const big = (id: string) => ({
+    ...q(id, { mode: 'single' }),
+    options: ['1', '2', '3'].map((n) => option(`${id}${n}`, 'x'.repeat(2000))),
+  });
+  assert.deepEqual(issues({ title: 'Card', questions: [big('a'), big('b'), big('c')] }), [], '18,000 characters in all');
+  assert.deepEqual(issues({ title: 'Card', questions: [big('a'), big('b'), big('c'), big('d')] }), [
+    'questions: previews hold 24000 characters in all; at most 20000',
+  ]);
+  const parsed = parseAskUserArguments(one);
+  assert.equal(parsed.ok && parsed.form.options?.[0]?.preview, '**plan A**\n\n- step 1');
+});
