@@ -72,7 +72,7 @@ export const cardStyles = css`
     overflow-wrap: anywhere;
   }
   :focus-visible,
-  .base:has(> form > fieldset:focus-visible, > .receipt:focus-visible) {
+  .base:has(> form > :is(fieldset, h2):focus-visible, > .receipt:focus-visible) {
     outline: 2px solid var(--ask-user-focus-ring-color, var(--_focus));
     outline-offset: 2px;
   }
@@ -94,6 +94,7 @@ export const cardStyles = css`
     gap: var(--_gap);
   }
   legend,
+  h2,
   .receipt-question {
     padding: 0;
     font-size: 1.0625em;
@@ -102,6 +103,21 @@ export const cardStyles = css`
   }
   p {
     margin: 0;
+  }
+  /* A card of several questions (§9.2): each question set apart from the next. */
+  h2 {
+    margin-top: 0;
+    font-size: 1.125em;
+  }
+  h2 + p {
+    margin-bottom: var(--_gap);
+  }
+  fieldset + fieldset {
+    margin-top: calc(var(--_gap) * 1.5);
+  }
+  .optional {
+    font-weight: 400;
+    color: var(--_c-muted);
   }
   .description,
   .hint,
@@ -212,7 +228,8 @@ export const cardStyles = css`
       transition: none;
     }
   }
-  .badge {
+  .badge,
+  .header {
     display: inline-block;
     margin-inline-start: 0.5em;
     padding: 0 0.5em;
@@ -222,6 +239,13 @@ export const cardStyles = css`
     background: var(--ask-user-recommended-background, var(--_badge-bg));
     color: var(--ask-user-recommended-color, var(--_success));
     vertical-align: 0.05em;
+  }
+  /* The §9.2 header chip: an outline, so it does not read as the recommended badge. */
+  .header {
+    margin: 0 0.25em 0 0;
+    background: none;
+    color: inherit;
+    border: 1px solid var(--_c-border);
   }
   .field-label {
     display: block;

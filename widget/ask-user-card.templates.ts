@@ -5,17 +5,20 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
-import type { CardHandlers, CardView } from './card-state.js';
+import type { CardHandlers, CardView, InvalidAnswer } from './card-state.js';
 import {
   MAX_CUSTOM_INPUT,
   boundValues,
   formatRemaining,
   isChoice,
+  isAnswerable,
   isKnownMode,
   remainingMs,
+  type AnswerDraft,
   type AnswerField,
   type AskUserRequest,
   type BoundValues,
+  type Question,
 } from './read-answer.js';
 import { receiptNoteKey, receiptTitleKey, selectionLabels, type Receipt } from './receipt.js';
 import { formatMessage, type AskUserLocale, type AskUserStrings } from './strings.js';
@@ -41,20 +44,32 @@ const formatTime = (iso: string, locale: AskUserLocale): string => {
   return Number.isNaN(t) ? iso : new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'medium' }).format(t);
 };
 
+/**
+ * One question as its templates draw it. `p` prefixes its element ids: '' on a card of one question, `q1-`
+ * for the second of a §9.2 card, so the ids stay unique in the card's shadow root.
+ */
+interface QuestionView {
+  q: Question;
+  p: string;
+  draft: AnswerDraft;
+  invalid?: InvalidAnswer;
+  s: AskUserStrings;
+}
+
 const ids = (...parts: Array<string | false | undefined>) => parts.filter(Boolean).join(' ') || nothing;
-const hintOf = (text: string, id = 'hint') => (text ? html`<p part="hint" class="hint" id=${id}>${text}</p>` : nothing);
-const errorOf = (field: AnswerField, text: string) =>
-  text ? html`<p part="error" class="error" id="error-${field}">${text}</p>` : nothing;
+const hintOf = (text: string, id: string) => (text ? html`<p part="hint" class="hint" id=${id}>${text}</p>` : nothing);
+const errorOf = ({ p }: QuestionView, field: AnswerField, text: string) =>
+  text ? html`<p part="error" class="error" id="${p}error-${field}">${text}</p>` : nothing;
 
 /** The validation message of `field`, or '' when it is fine. */
-const errorText = (v: CardView, field: AnswerField): string =>
-  v.invalid?.field === field ? cardMessage(v.s, v.invalid.key, v.req.mode, v.invalid.values) : '';
+const errorText = ({ invalid, s, q }: QuestionView, field: AnswerField): string =>
+  invalid?.field === field ? cardMessage(s, invalid.key, q.mode, invalid.values) : '';
 
 /**
  * The §9.1 bounds in words ("范围 1 至 5", "At least 2 characters", "Choose 1 to 3"); '' without bounds. A lone
  * bound reads as the message that crossing it would show.
  */
-function boundsHint({ req, s }: CardView, kind: 'selections' | 'length' | 'value'): string {
+function boundsHint({ q: req, s }: QuestionView, kind: 'selections' | 'length' | 'value'): string {
   const date = req.mode === 'date';
   const [both, lo, hi]: Key[] =
     kind === 'selections'
@@ -75,7 +90,7 @@ const join = (...parts: string[]) => parts.filter(Boolean).join(' ');
  * before a reload (the demo's history), so both say and look the same; put it inside `cardStyles`.
  */
 export function receiptTemplate(
-  req: Pick<AskUserRequest, 'title' | 'mode' | 'options'>,
+  req: Pick<AskUserRequest, 'title' | 'mode' | 'options' | 'questions'>,
   r: Receipt,
   s: AskUserStrings,
   locale: AskUserLocale,
@@ -84,28 +99,38 @@ export function receiptTemplate(
   const choice = isChoice(req.mode);
   const typed = r.customInput ?? '';
   const labels = r.selections ? selectionLabels(req, r.selections) : [];
-  const showAnswer = (r.kind === 'answered' || r.kind === 'elsewhere') && (r.selections !== undefined || r.customInput !== undefined);
+  const showAnswer =
+    (r.kind === 'answered' || r.kind === 'elsewhere') && (r.selections !== undefined || r.customInput !== undefined || !!r.answers);
   return html`<div part="receipt" class="receipt" data-kind=${r.kind} tabindex="-1" role="group" aria-labelledby="receipt-status">
     <p part="receipt-question" class="receipt-question">${req.title}</p>
     ${r.late ? html`<p part="receipt-note" class="receipt-note late">${s.lateAnswerNotUsed}</p>` : nothing}
     <p part="receipt-status" class="receipt-status" id="receipt-status">${formatMessage(s[receiptTitleKey(r.kind)], { mode: req.mode })}</p>
     ${
-      showAnswer
-        ? html`<dl part="receipt-answer" class="receipt-answer">
-            ${
-              choice
-                ? html`<dt>${s.receiptSelections}</dt>
-                    <dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>`
-                : nothing
-            }
-            ${
-              typed || !choice
-                ? html`<dt>${s.receiptCustom}</dt>
-                    <dd>${typed || s.receiptNothing}</dd>`
-                : nothing
-            }
-          </dl>`
-        : nothing
+      !showAnswer
+        ? nothing
+        : req.questions
+          ? html`<dl part="receipt-answer" class="receipt-answer">
+              ${req.questions.map((q, i) => {
+                const a = r.answers?.find((x) => x.id === q.id) ?? r.answers?.[i];
+                const said = a ? [...selectionLabels(q, a.selections), a.customInput].filter(Boolean).join(s.listSeparator) : '';
+                return html`<dt>${q.header || q.title}</dt>
+                  <dd>${said || s.receiptSkipped}</dd>`;
+              })}
+            </dl>`
+          : html`<dl part="receipt-answer" class="receipt-answer">
+              ${
+                choice
+                  ? html`<dt>${s.receiptSelections}</dt>
+                      <dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>`
+                  : nothing
+              }
+              ${
+                typed || !choice
+                  ? html`<dt>${s.receiptCustom}</dt>
+                      <dd>${typed || s.receiptNothing}</dd>`
+                  : nothing
+              }
+            </dl>`
     }
     ${
       r.at
@@ -133,29 +158,36 @@ export function cardTemplate(v: CardView, on: CardHandlers): TemplateResult {
   </div>`;
 }
 
+/**
+ * The open card. A card of several questions (§9.2) is one form: the card's title as its heading, its
+ * description as the introduction, then each question in a fieldset of its own, one submit and one cancel.
+ */
 function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
   const { req, s } = v;
   const busy = v.phase === 'submitting';
-  const known = isKnownMode(req.mode);
-  const choice = known && isChoice(req.mode);
-  const error = errorText(v, 'selections');
-  return html`<form part="form" novalidate aria-busy=${busy} @submit=${on.submit} @keydown=${submitOnCtrlEnter}>
-    <fieldset part="fieldset" tabindex="-1" aria-describedby=${ids(req.description && 'description', error && 'error-selections')}>
-      <legend part="title" id="title">${req.title}</legend>
-      ${req.description ? html`<p part="description" class="description" id="description">${req.description}</p>` : nothing}
-      ${
-        !known
-          ? html`<p part="hint" class="hint">${cardMessage(s, 'unsupportedMode', req.mode)}</p>`
-          : choice
-            ? optionsTemplate(v, on, error)
-            : fieldTemplate(v, on)
-      }
-      ${choice && req.allowCustom ? otherTemplate(v, on) : nothing}
-    </fieldset>
+  const qs = req.questions;
+  const question = (q: Question, i: number) =>
+    questionTemplate({ q, p: qs ? `q${i}-` : '', draft: v.drafts[i]!, invalid: v.invalid[i], s }, on, i);
+  return html`<form
+    part="form"
+    novalidate
+    aria-busy=${busy}
+    aria-labelledby=${qs ? 'title' : nothing}
+    aria-describedby=${qs && req.description ? 'description' : nothing}
+    @submit=${on.submit}
+    @keydown=${submitOnCtrlEnter}
+  >
+    ${
+      qs
+        ? html`<h2 part="heading" class="heading" id="title" tabindex="-1">${req.title}</h2>
+            ${req.description ? html`<p part="description" class="description" id="description">${req.description}</p>` : nothing}
+            ${qs.map(question)}`
+        : question(req, 0)
+    }
     ${failureTemplate(v, on)} ${expiryTemplate(v)}
     <div part="actions" class="actions">
       ${
-        known
+        isAnswerable(req)
           ? html`<button part="submit-button" class="primary" type="submit" aria-disabled=${busy}>
               ${busy && !v.sent?.cancelled ? s.submitting : req.submitLabel || s.submit}
             </button>`
@@ -168,9 +200,41 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
   </form>`;
 }
 
+/** The question, after its §9.2 header chip and before its "optional" marker; spaces keep the three apart when read aloud. */
+const legend = ({ q, s }: QuestionView) => [
+  q.header ? html`<span part="header" class="header">${q.header}</span> ` : nothing,
+  q.title,
+  q.required === false ? html` <span part="optional" class="optional">${s.optional}</span>` : nothing,
+];
+
+/** One question: its legend (with the §9.2 header chip and "optional" marker), description and control. */
+function questionTemplate(v: QuestionView, on: CardHandlers, i: number): TemplateResult {
+  const { q, p, s } = v;
+  const known = isKnownMode(q.mode);
+  const choice = known && isChoice(q.mode);
+  const error = errorText(v, 'selections');
+  return html`<fieldset
+    part="fieldset"
+    data-q=${i}
+    tabindex="-1"
+    aria-describedby=${ids(q.description && `${p}description`, error && `${p}error-selections`)}
+  >
+    <legend part="title" id="${p}title">${legend(v)}</legend>
+    ${q.description ? html`<p part="description" class="description" id="${p}description">${q.description}</p>` : nothing}
+    ${
+      !known
+        ? html`<p part="hint" class="hint">${cardMessage(s, 'unsupportedMode', q.mode)}</p>`
+        : choice
+          ? optionsTemplate(v, on, error)
+          : fieldTemplate(v, on)
+    }
+    ${choice && q.allowCustom ? otherTemplate(v, on) : nothing}
+  </fieldset>`;
+}
+
 /** One template for single (radios), multiple (checkboxes) and toggle (checkboxes with the switch role). */
-function optionsTemplate(v: CardView, on: CardHandlers, error: string): TemplateResult {
-  const { req, s, draft } = v;
+function optionsTemplate(v: QuestionView, on: CardHandlers, error: string): TemplateResult {
+  const { q: req, s, draft, p } = v;
   const toggle = req.mode === 'toggle';
   // A field's error replaces its hint: the two would say nearly the same thing one above the other. Selection
   // bounds replace the mode's own hint ("可多选" would no longer be true).
@@ -182,50 +246,50 @@ function optionsTemplate(v: CardView, on: CardHandlers, error: string): Template
           html`<div part="option" class="option">
             <input
               part="control"
-              id="option-${i}"
+              id="${p}option-${i}"
               type=${req.mode === 'single' ? 'radio' : 'checkbox'}
               role=${toggle ? 'switch' : nothing}
-              name="choice"
+              name="${p}choice"
               .value=${o.id}
               .checked=${live(picked.has(o.id))}
-              aria-describedby=${ids(o.description && `option-${i}-description`, hint && 'hint')}
+              aria-describedby=${ids(o.description && `${p}option-${i}-description`, hint && `${p}hint`)}
               aria-invalid=${error ? 'true' : nothing}
               @change=${on.choice}
             />
-            <label part="option-label" for="option-${i}"
+            <label part="option-label" for="${p}option-${i}"
               >${o.label}${o.recommended ? html`<span part="recommended-badge" class="badge">${s.recommended}</span>` : nothing}</label
             >
             ${
               o.description
-                ? html`<span part="option-description" class="option-description" id="option-${i}-description">${o.description}</span>`
+                ? html`<span part="option-description" class="option-description" id="${p}option-${i}-description">${o.description}</span>`
                 : nothing
             }
           </div>`,
       )}
     </div>
-    ${hintOf(hint)} ${errorOf('selections', error)}`;
+    ${hintOf(hint, `${p}hint`)} ${errorOf(v, 'selections', error)}`;
 }
 
-function fieldTemplate(v: CardView, on: CardHandlers): TemplateResult {
-  const { req, s } = v;
+function fieldTemplate(v: QuestionView, on: CardHandlers): TemplateResult {
+  const { q: req, s, p } = v;
   const { mode } = req;
   const directory = mode === 'directory';
   const error = errorText(v, 'customInput');
   const modeHint = mode === 'number' ? s.numberHint : mode === 'date' ? s.dateHint : mode === 'directory' ? s.directoryHint : '';
   const hint = error ? '' : join(modeHint, boundsHint(v, mode === 'number' || mode === 'date' ? 'value' : 'length'));
   const placeholder = req.placeholder ?? (mode === 'text' ? s.textPlaceholder : directory ? s.directoryPlaceholder : nothing);
-  const describedBy = ids(req.description && 'description', hint && 'hint', error && 'error-customInput');
+  const describedBy = ids(req.description && `${p}description`, hint && `${p}hint`, error && `${p}error-customInput`);
   const invalid = error ? 'true' : nothing;
   const control =
     mode === 'text'
       ? html`<textarea
           part="field"
-          id="field"
+          id="${p}field"
           rows="4"
           minlength=${req.minLength ?? nothing}
           maxlength=${req.maxLength ?? MAX_CUSTOM_INPUT}
           placeholder=${placeholder}
-          aria-labelledby="title"
+          aria-labelledby="${p}title"
           aria-describedby=${describedBy}
           aria-invalid=${invalid}
           .value=${live(v.draft.text)}
@@ -233,7 +297,7 @@ function fieldTemplate(v: CardView, on: CardHandlers): TemplateResult {
         ></textarea>`
       : html`<input
           part="field"
-          id="field"
+          id="${p}field"
           type=${mode === 'number' || mode === 'date' ? mode : 'text'}
           min=${req.min ?? nothing}
           max=${req.max ?? nothing}
@@ -245,35 +309,35 @@ function fieldTemplate(v: CardView, on: CardHandlers): TemplateResult {
           autocapitalize=${directory ? 'off' : nothing}
           minlength=${req.minLength ?? nothing}
           maxlength=${req.maxLength ?? (directory ? MAX_CUSTOM_INPUT : nothing)}
-          aria-labelledby="title"
+          aria-labelledby="${p}title"
           aria-describedby=${describedBy}
           aria-invalid=${invalid}
           .value=${live(v.draft.text)}
           @input=${on.text}
           @change=${on.text}
         />`;
-  return html`${control} ${hintOf(hint)} ${errorOf('customInput', error)}`;
+  return html`${control} ${hintOf(hint, `${p}hint`)} ${errorOf(v, 'customInput', error)}`;
 }
 
-function otherTemplate(v: CardView, on: CardHandlers): TemplateResult {
-  const { req } = v;
+function otherTemplate(v: QuestionView, on: CardHandlers): TemplateResult {
+  const { q: req, p } = v;
   const error = errorText(v, 'customInput');
   const hint = error ? '' : boundsHint(v, 'length');
   return html`<div part="custom" class="custom">
-    <label part="custom-label" class="field-label" for="other">${v.s.other}</label>
+    <label part="custom-label" class="field-label" for="${p}other">${v.s.other}</label>
     <textarea
       part="custom-input"
-      id="other"
+      id="${p}other"
       rows="2"
       minlength=${req.minLength ?? nothing}
       maxlength=${req.maxLength ?? MAX_CUSTOM_INPUT}
       placeholder=${req.placeholder ?? v.s.otherPlaceholder}
-      aria-describedby=${ids(hint && 'other-hint', error && 'error-customInput')}
+      aria-describedby=${ids(hint && `${p}other-hint`, error && `${p}error-customInput`)}
       aria-invalid=${error ? 'true' : nothing}
       .value=${live(v.draft.other)}
       @input=${on.other}
     ></textarea>
-    ${hintOf(hint, 'other-hint')} ${errorOf('customInput', error)}
+    ${hintOf(hint, `${p}other-hint`)} ${errorOf(v, 'customInput', error)}
   </div>`;
 }
 

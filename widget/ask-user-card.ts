@@ -1,6 +1,7 @@
 import { LitElement, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { ContextConsumer } from '@lit/context';
-import type { Answer, DoneReason, InteractionResolved } from '../plugin/contract/schema.js';
+import type { Answer, DoneReason, InteractionResolved, QuestionAnswer } from '../plugin/contract/schema.js';
+import { cancelAnswerFor } from '../plugin/contract/tool-result.js';
 import { cardStyles } from './ask-user-card.styles.js';
 import { cardMessage, cardTemplate, receiptAnnouncement } from './ask-user-card.templates.js';
 import type { CardHandlers, ErrorOutcome, Phase } from './card-state.js';
@@ -9,7 +10,7 @@ import { CountdownController } from './countdown-controller.js';
 import { AskUserExpiredEvent } from './events.js';
 import { FocusController } from './focus-controller.js';
 import { DraftController } from './draft-controller.js';
-import { CANCEL_ANSWER, isKnownMode, normalizedOnce, readAnswer, type AskUserRequest, type BoundValues } from './read-answer.js';
+import { isAnswerable, normalizedOnce, questionsOf, type AskUserRequest, type BoundValues } from './read-answer.js';
 import {
   RUN_NOTES,
   failureFromThrown,
@@ -32,7 +33,7 @@ export type { DoneReason } from '../plugin/contract/schema.js';
  * with none the card says it cannot send (`ask-user-error`, code `no_submitter`). Nothing is sent for an
  * answer the server's rules refuse, nor for `resumable: false`.
  *
- * @summary The form an `ask_user` tool call asks for: renders the question with native controls,
+ * @summary The form an `ask_user` tool call asks for: renders the question (or §9.2 questions) with native controls,
  * checks the answer with the server's rules, submits it, and turns into a read-only receipt.
  *
  * @slot - Nothing: all content comes from `request`. (Model text is only ever rendered as text.)
@@ -46,8 +47,11 @@ export type { DoneReason } from '../plugin/contract/schema.js';
  *
  * @csspart base - The card's box.
  * @csspart form - The `<form>` of an open card.
- * @csspart fieldset - The `<fieldset>` holding the question and its controls.
+ * @csspart fieldset - The `<fieldset>` holding the question and its controls (one per question on a §9.2 card).
  * @csspart title - The question (`<legend>`).
+ * @csspart heading - The card's title above its questions, on a card of several questions (§9.2).
+ * @csspart header - A question's short chip label (§9.2 `header`), inside its `title`.
+ * @csspart optional - The "选填 / optional" marker after a question that may be left blank.
  * @csspart description - The question's description.
  * @csspart options - The list of options (single, multiple, toggle).
  * @csspart option - One option row.
@@ -119,6 +123,7 @@ export class AskUserCard extends LitElement {
   /**
    * The `user_input_required` data or a pending interaction. Anything lacking string `id`, `toolCallId`, `title`,
    * `mode` renders nothing; malformed optional fields are dropped (see `normalizeRequest` in read-answer.ts).
+   * `mode: "form"` with `questions` is a card of several questions (docs/protocol.md §9.2), answered as one.
    */
   declare request?: AskUserRequest | null;
 
@@ -127,7 +132,7 @@ export class AskUserCard extends LitElement {
    * shows the receipt, rejecting (or resolving to `{ ok: false, status, error }` or a non-ok `Response`)
    * shows the error. Used instead of a provider's submission.
    */
-  declare onSubmit?: (selections: string[], customInput: string, cancelled: boolean) => void | Promise<unknown>;
+  declare onSubmit?: (selections: string[], customInput: string, cancelled: boolean, answers?: QuestionAnswer[]) => void | Promise<unknown>;
 
   /** `zh-CN` (default) or `en`; also read from the `lang` attribute, then from a provider. */
   declare locale?: string;
@@ -182,7 +187,7 @@ export class AskUserCard extends LitElement {
   /** Created once, so lit keeps the same listeners from one render to the next. */
   private _on: CardHandlers = {
     submit: (e) => this._submit(e),
-    cancel: () => void this._submission.send(CANCEL_ANSWER),
+    cancel: () => void this._submission.send(cancelAnswerFor(this._req ?? {})),
     retry: () => this._submission.retry(),
     choice: this._answer.choice,
     text: this._answer.text,
@@ -204,7 +209,7 @@ export class AskUserCard extends LitElement {
   markSubmitted(at: string | Date = new Date()): void {
     const req = this._req;
     if (!req || this._phase === 'closed') return;
-    const answer = this._submission.sent ?? readAnswer(req, this._answer.draft);
+    const answer = this._submission.sent ?? this._answer.read(req);
     this._close(receiptForAnswer(answer, typeof at === 'string' ? at : at.toISOString()), true);
   }
 
@@ -269,9 +274,9 @@ export class AskUserCard extends LitElement {
     const req = this._req;
     if (!req) return nothing;
     const { _phase: phase, _receipt: receipt, _failure: failure, _announcement: announcement, _s: s, _locale: locale } = this;
-    const { draft, invalid } = this._answer;
+    const { drafts, invalid } = this._answer;
     return cardTemplate(
-      { req, phase, draft, invalid, receipt, failure, announcement, s, locale, sent: this._submission.sent, now: this._countdown.now },
+      { req, phase, drafts, invalid, receipt, failure, announcement, s, locale, sent: this._submission.sent, now: this._countdown.now },
       this._on,
     );
   }
@@ -281,7 +286,7 @@ export class AskUserCard extends LitElement {
   private _submit(e: Event): void {
     e.preventDefault();
     const req = this._req;
-    if (!req || this._phase !== 'pending' || !isKnownMode(req.mode)) return;
+    if (!req || this._phase !== 'pending' || !isAnswerable(req)) return;
     const checked = this._answer.check(req);
     if (!checked.invalid) return void this._submission.send(checked.answer);
     this._announce(this._message(checked.invalid.key, checked.invalid.values));
@@ -299,6 +304,11 @@ export class AskUserCard extends LitElement {
     this._failure = outcome;
     this._announce(this._message(outcome.key));
     this._focus.next = 'server-error';
+    // A 422 that names a field (`answers[1].customInput` on a §9.2 card) marks that question too, and focus goes there to fix it.
+    const q = outcome.question ?? 0;
+    if (!outcome.field || !this._req || !questionsOf(this._req)[q]) return;
+    this._answer.refuse(q, { field: outcome.field, key: 'fieldRefused' });
+    this._focus.next = 'invalid';
   }
 
   /** The countdown reached the deadline. While a submission is in flight the server decides; its answer (or 410) closes the card. */
@@ -313,7 +323,8 @@ export class AskUserCard extends LitElement {
   private _close(receipt: Receipt, focus: boolean): void {
     this._phase = 'closed';
     this._receipt = receipt;
-    this._answer.invalid = this._failure = undefined;
+    this._answer.invalid = [];
+    this._failure = undefined;
     this._announce(receiptAnnouncement(receipt, this._s, this._locale, this._req?.mode));
     if (focus) this._focus.next = 'receipt';
   }

@@ -25,9 +25,11 @@ export interface InvalidAnswer {
 export interface CardView {
   req: AskUserRequest;
   phase: Phase;
-  draft: AnswerDraft;
+  /** One per question, by index. */
+  drafts: readonly AnswerDraft[];
   receipt?: Receipt;
-  invalid?: InvalidAnswer;
+  /** By question index: what the rules refuse. */
+  invalid: ReadonlyArray<InvalidAnswer | undefined>;
   failure?: ErrorOutcome;
   /** The answer last handed to a submission: the busy labels and the retry button depend on it. */
   sent?: Answer;

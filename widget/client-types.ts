@@ -54,11 +54,13 @@ export class ClientError extends Error implements ClientErrorInfo {
   }
 }
 
+/** The answer to one question (`selections`, `customInput`), or to a card of several (`answers`, docs/protocol.md §9.2). */
 export interface ContinueRequest {
   sessionId: string;
   requestId: string;
-  selections: string[];
-  customInput: string;
+  selections?: string[];
+  customInput?: string;
+  answers?: Array<{ id: string; selections: string[]; customInput: string }>;
   cancelled: boolean;
 }
 

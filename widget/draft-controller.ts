@@ -1,25 +1,27 @@
 /**
- * The answer being written: the controls' draft, kept in step by the input handlers, and the field the
- * server's rules refuse after a submit. A new question starts from its `default` (§9.1), else empty.
+ * The answer being written: one draft per question, kept in step by the input handlers, and per question
+ * the field the rules (or the server's 422) refuse. A new card starts each question from its `default`
+ * (§9.1), else empty.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Answer } from '../plugin/contract/schema.js';
 import type { InvalidAnswer } from './card-state.js';
 import {
-  EMPTY_DRAFT,
   chooseOption,
+  checkForm,
   initialDraft,
-  invalidOf,
-  readAnswer,
-  validateAnswer,
+  questionsOf,
+  readForm,
   type AnswerDraft,
   type AskUserRequest,
+  type Question,
 } from './read-answer.js';
 
 export class DraftController implements ReactiveController {
-  draft: AnswerDraft = EMPTY_DRAFT;
-  /** Set by a refused submit; cleared when the question closes. */
-  invalid?: InvalidAnswer;
+  /** By question index; a card of one question has one. */
+  drafts: AnswerDraft[] = [];
+  /** By question index: set by a refused submit; cleared when the card closes. */
+  invalid: Array<InvalidAnswer | undefined> = [];
   declare private _requestId?: string;
 
   constructor(
@@ -29,36 +31,53 @@ export class DraftController implements ReactiveController {
     _host.addController(this);
   }
 
-  /** Before each render: a new question starts from its default, once; nothing is sent until the user submits. */
+  /** Before each render: a new card starts from its defaults, once; nothing is sent until the user submits. */
   hostUpdate(): void {
     const req = this._request();
     if (req?.id === this._requestId) return;
     this._requestId = req?.id;
-    this.draft = initialDraft(req);
-    this.invalid = undefined;
+    this.drafts = req ? questionsOf(req).map(initialDraft) : [];
+    this.invalid = [];
   }
 
-  // Input handlers, bound once: the draft follows the controls.
+  // Input handlers, bound once: the draft of the control's question follows the control.
   readonly choice = (e: Event): void => {
     const { value, checked } = e.target as HTMLInputElement;
-    this._set(chooseOption(this._request()?.mode ?? '', this.draft, value, checked));
+    this._set(e, (q, d) => chooseOption(q.mode, d, value, checked));
   };
-  readonly text = (e: Event): void => this._set({ text: (e.target as HTMLInputElement | HTMLTextAreaElement).value });
-  readonly other = (e: Event): void => this._set({ other: (e.target as HTMLTextAreaElement).value });
+  readonly text = (e: Event): void => this._set(e, (_, d) => ({ ...d, text: (e.target as HTMLInputElement).value }));
+  readonly other = (e: Event): void => this._set(e, (_, d) => ({ ...d, other: (e.target as HTMLTextAreaElement).value }));
 
-  /** The answer the controls hold, if the server's rules take it; if not, `invalid` (also kept) says why. */
-  check(req: AskUserRequest): { answer: Answer; invalid?: undefined } | { invalid: InvalidAnswer } {
-    const answer = readAnswer(req, this.draft);
-    this.invalid = invalidOf(validateAnswer(req, answer));
-    this._host.requestUpdate();
-    return this.invalid ? { invalid: this.invalid } : { answer };
+  /** The answer the controls hold. */
+  read(req: AskUserRequest): Answer {
+    return readForm(req, this.drafts);
   }
 
-  private _set(patch: Partial<AnswerDraft>): void {
-    this.draft = { ...this.draft, ...patch };
+  /** The answer the controls hold, if the rules take it; if not, the first refused question (all are kept in `invalid`). */
+  check(req: AskUserRequest): { answer: Answer; invalid?: undefined } | { invalid: InvalidAnswer } {
+    const answer = this.read(req);
+    this.invalid = checkForm(req, answer);
+    this._host.requestUpdate();
+    const first = this.invalid.find(Boolean);
+    return first ? { invalid: first } : { answer };
+  }
+
+  /** The server refused question `q`'s answer (422 naming its field). */
+  refuse(q: number, invalid: InvalidAnswer | undefined): void {
+    this.invalid = Object.assign([...this.invalid], { [q]: invalid });
+    this._host.requestUpdate();
+  }
+
+  private _set(e: Event, next: (q: Question, d: AnswerDraft) => AnswerDraft): void {
     const req = this._request();
+    if (!req) return;
+    // Each question's fieldset says which question its controls belong to.
+    const i = Number((e.target as Element).closest<HTMLElement>('[data-q]')?.dataset.q ?? 0);
+    const q = questionsOf(req)[i]!;
+    const draft = next(q, this.drafts[i]!);
+    this.drafts = Object.assign([...this.drafts], { [i]: draft });
     // After a refused submit, keep the message honest as the user fixes the answer.
-    if (this.invalid && req) this.invalid = invalidOf(validateAnswer(req, readAnswer(req, this.draft)));
+    if (this.invalid[i]) this.refuse(i, checkForm(req, this.read(req))[i]);
     this._host.requestUpdate();
   }
 }

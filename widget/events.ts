@@ -2,7 +2,7 @@
  * Typed events of `<ask-user-card>`. Each fires for a user action or an async outcome, never because a
  * host set a property; each bubbles and is `composed`, so it crosses shadow roots to the host's listener.
  */
-import type { Answer } from '../plugin/contract/schema.js';
+import type { Answer, QuestionAnswer } from '../plugin/contract/schema.js';
 import type { ChatEvent } from './chat-events.js';
 import type { FailureOutcome, SubmitFailure } from './receipt.js';
 
@@ -13,6 +13,8 @@ export interface AskUserSubmitDetail {
   selections: string[];
   customInput: string;
   cancelled: boolean;
+  /** A card of several questions (§9.2): one answer per question, in order (`[]` on a cancel); `selections` is then `[]` and `customInput` `''`. */
+  answers?: QuestionAnswer[];
 }
 
 /**

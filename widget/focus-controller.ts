@@ -9,7 +9,8 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 export type FocusTarget = 'question' | 'receipt' | 'invalid' | 'server-error';
 
 const SELECTORS: Record<FocusTarget, string[]> = {
-  question: ['fieldset'],
+  // A §9.2 card's heading comes first and names the whole form; a card of one question starts at its fieldset.
+  question: ['h2, fieldset'],
   receipt: ['.receipt'],
   // The retry button when there is one: it is what the user can do next.
   'server-error': ['[part~="retry-button"]', '.server-error'],

@@ -3,10 +3,11 @@
  * `{ selections, customInput, cancelled }`, checking it with the server's own rules, and the countdown
  * arithmetic. No DOM here, so each rule is tested directly.
  */
-import { checkAnswer, type AnswerProblem } from '../plugin/contract/answer-rules.js';
+import { checkAnswer, checkContinue, type AnswerProblem, type AnyFormShape, type FormShape } from '../plugin/contract/answer-rules.js';
 import { LIMITS, MODES, isChoiceMode, type Mode } from '../plugin/contract/limits.js';
-import type { Answer, AskUserOption, PendingInteraction, UserInputRequired } from '../plugin/contract/schema.js';
+import type { Answer, AskUserOption, FormQuestion, PendingInteraction, UserInputRequired } from '../plugin/contract/schema.js';
 import { isPendingStatus, isRecord, isUserInputRequired } from './chat-events.js';
+import type { InvalidAnswer } from './card-state.js';
 import type { AskUserStrings } from './strings.js';
 
 /**
@@ -67,9 +68,35 @@ const BOUNDS: Record<string, (value: unknown) => boolean> = {
  * parse as a date is dropped rather than shown as a receipt time. An unknown `mode` is kept: the card
  * still shows the question, says it cannot be answered here, and offers cancel, which lets the waiting run
  * go on instead of hanging until it expires. Only known keys are copied, so nothing else reaches rendering.
+ * The §9.2 `questions` of a `form` card are read the same way, each question on its own.
  */
 export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
   const r = raw as unknown as Record<string, unknown>;
+  const ids = new Set<string>();
+  // §9.2: a question without the minimal fields, or repeating an id, is dropped like a bad option.
+  const questions = (raw.mode === 'form' && Array.isArray(r.questions) ? (r.questions as unknown[]) : [])
+    .filter((q): q is Record<string, unknown> => isRecord(q) && isNonBlank(q.id) && isText(q.title) && isText(q.mode) && !ids.has(q.id))
+    .map(
+      (q) => (
+        ids.add(q.id as string),
+        { id: q.id, ...(isText(q.header) && { header: q.header }), required: q.required !== false, ...question(q) }
+      ),
+    );
+  return {
+    id: raw.id,
+    toolCallId: raw.toolCallId,
+    ...question(r),
+    ...(ids.size && { questions: questions as FormQuestion[] }),
+    ...(isText(r.submitLabel) && { submitLabel: r.submitLabel }),
+    ...(isText(r.sessionId) && { sessionId: r.sessionId }),
+    ...(isText(r.expiresAt) && !Number.isNaN(Date.parse(r.expiresAt)) && { expiresAt: r.expiresAt }),
+    ...(typeof r.resumable === 'boolean' && { resumable: r.resumable }),
+    ...(isPendingStatus(r.status) && { status: r.status }),
+  } as AskUserRequest;
+}
+
+/** The fields of one question (the request itself, or one of its §9.2 `questions`), read defensively. */
+function question(r: Record<string, unknown>) {
   const seen = new Set<string>();
   const options: AskUserOption[] = [];
   for (const entry of Array.isArray(r.options) ? (r.options as unknown[]) : []) {
@@ -83,18 +110,11 @@ export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
     });
   }
   return {
-    id: raw.id,
-    toolCallId: raw.toolCallId,
-    title: raw.title,
-    mode: raw.mode,
+    title: r.title as string,
+    mode: r.mode as Mode,
     ...(isText(r.description) && { description: r.description }),
     ...(Array.isArray(r.options) && { options }),
     ...(typeof r.allowCustom === 'boolean' && { allowCustom: r.allowCustom }),
-    ...(isText(r.submitLabel) && { submitLabel: r.submitLabel }),
-    ...(isText(r.sessionId) && { sessionId: r.sessionId }),
-    ...(isText(r.expiresAt) && !Number.isNaN(Date.parse(r.expiresAt)) && { expiresAt: r.expiresAt }),
-    ...(typeof r.resumable === 'boolean' && { resumable: r.resumable }),
-    ...(isPendingStatus(r.status) && { status: r.status }),
     // docs/protocol.md §9.1, each dropped when it has the wrong type.
     ...Object.fromEntries(
       Object.entries(BOUNDS)
@@ -105,11 +125,23 @@ export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
 }
 
 /**
+ * One question as the card draws and checks it: a §9.2 question, or the request itself on a card of one.
+ * `required` is false only for a §9.2 question the model marked optional.
+ */
+export type Question = Omit<FormQuestion, 'id' | 'mode' | 'required'> & { id?: string; mode: string; required?: boolean };
+
+/** The questions of a card: its §9.2 `questions`, else the request as its only question. */
+export const questionsOf = (req: AskUserRequest): readonly Question[] => req.questions ?? [req];
+
+/** Every question has a mode this card can draw; else only cancel is offered. */
+export const isAnswerable = (req: AskUserRequest): boolean => questionsOf(req).every((q) => isKnownMode(q.mode));
+
+/**
  * The draft a new question starts from: its `default` (§9.1) pre-filled — the option of `single`, the options
  * of `multiple` and `toggle` (ids not on screen left out), the text of the other modes. Only a draft: the
  * user still submits it.
  */
-export function initialDraft(req: AskUserRequest | undefined): AnswerDraft {
+export function initialDraft(req: Question | undefined): AnswerDraft {
   const d = req?.default;
   if (!req || d === undefined) return EMPTY_DRAFT;
   if (!isChoice(req.mode)) return isText(d) ? { ...EMPTY_DRAFT, text: d } : EMPTY_DRAFT;
@@ -133,7 +165,7 @@ export function chooseOption(mode: string, draft: AnswerDraft, id: string, check
  * The answer the draft stands for. Choice modes send the checked ids in option order (never a label);
  * free text is passed on exactly as typed — no trimming, so `number` sends "007" if that is what was typed.
  */
-export function readAnswer(request: Pick<AskUserRequest, 'mode' | 'options' | 'allowCustom'>, draft: AnswerDraft): Answer {
+export function readAnswer(request: Pick<Question, 'mode' | 'options' | 'allowCustom'>, draft: AnswerDraft): Answer {
   if (!isChoice(request.mode)) return { selections: [], customInput: draft.text, cancelled: false };
   const picked = new Set(draft.selected);
   const ordered = (request.options ?? []).map((o) => o.id).filter((id) => picked.has(id));
@@ -154,7 +186,6 @@ export type AnswerValidation =
       key: keyof AskUserStrings;
       /** What fills the sentence's `{min}`, `{max}`, `{step}`: the bound that was crossed. */
       values?: BoundValues;
-      serverMessage: string;
     };
 
 /** Where a refused answer is wrong and which sentence says why; `undefined` when the rules take it. */
@@ -176,69 +207,59 @@ export function boundValues(
       : { min: req.min ?? 0, max: req.max, step: req.step };
 }
 
-/** Which sentence of {@link AskUserStrings} explains a problem; `single` and `toggle` word it their own way. */
-export function problemKey(
-  problem: AnswerProblem | 'too_long',
-  request: Pick<AskUserRequest, 'mode' | 'allowCustom'>,
-): keyof AskUserStrings {
-  switch (problem) {
-    case 'selection_required':
-      if (request.mode === 'toggle') return 'toggleAtLeastOne';
-      return request.allowCustom ? 'chooseOneOrDescribe' : 'chooseOne';
-    case 'single_selection_only':
-      return 'chooseOnlyOne';
-    case 'unknown_option':
-    case 'duplicate_selection':
-      return 'unknownOption';
-    case 'selections_not_allowed':
-      return 'unknownOption';
-    case 'custom_not_allowed':
-      return 'customNotAllowed';
-    case 'text_required':
-      return 'textRequired';
-    case 'not_a_number':
-      return 'notANumber';
-    case 'not_a_date':
-      return 'notADate';
-    case 'not_a_relative_path':
-      return 'notARelativePath';
-    case 'too_long':
-      return 'tooLong';
-    case 'below_min':
-      return request.mode === 'date' ? 'dateMin' : 'belowMin';
-    case 'above_max':
-      return request.mode === 'date' ? 'dateMax' : 'aboveMax';
-    case 'off_step':
-      return 'offStep';
-    case 'under_min_length':
-      return 'tooShort';
-    case 'over_max_length':
-      return 'overMaxLength';
-    case 'too_few_selections':
-      return 'tooFewSelections';
-    case 'too_many_selections':
-      return 'tooManySelections';
-  }
+/** The sentence of each problem whose wording does not depend on the mode. */
+const PROBLEM_KEYS: Partial<Record<AnswerProblem | 'too_long', keyof AskUserStrings>> = {
+  single_selection_only: 'chooseOnlyOne',
+  unknown_option: 'unknownOption',
+  duplicate_selection: 'unknownOption',
+  selections_not_allowed: 'unknownOption',
+  custom_not_allowed: 'customNotAllowed',
+  text_required: 'textRequired',
+  not_a_number: 'notANumber',
+  not_a_date: 'notADate',
+  not_a_relative_path: 'notARelativePath',
+  too_long: 'tooLong',
+  off_step: 'offStep',
+  under_min_length: 'tooShort',
+  over_max_length: 'overMaxLength',
+  too_few_selections: 'tooFewSelections',
+  too_many_selections: 'tooManySelections',
+};
+
+/**
+ * Which sentence of {@link AskUserStrings} explains a problem; `single` and `toggle` word "nothing chosen"
+ * their own way, dates word their bounds as earlier/later. A problem only the whole body has (§9.2) gets
+ * the server's general refusal.
+ */
+export function problemKey(problem: string, request: Pick<Question, 'mode' | 'allowCustom'>): keyof AskUserStrings {
+  const date = request.mode === 'date';
+  return problem === 'selection_required'
+    ? request.mode === 'toggle'
+      ? 'toggleAtLeastOne'
+      : request.allowCustom
+        ? 'chooseOneOrDescribe'
+        : 'chooseOne'
+    : problem === 'below_min'
+      ? date
+        ? 'dateMin'
+        : 'belowMin'
+      : problem === 'above_max'
+        ? date
+          ? 'dateMax'
+          : 'aboveMax'
+        : (PROBLEM_KEYS[problem as AnswerProblem] ?? 'errorInvalidAnswer');
 }
 
 /**
  * The server's shape rules (plugin/contract/answer-rules.ts) with the stored form's §9.1 bounds, plus the
  * body's length limit, so nothing leaves the browser that `POST /api/chat/continue` would reject with 400 or 422.
  */
-export function validateAnswer(request: Omit<AskUserRequest, 'id' | 'toolCallId' | 'title'>, answer: Answer): AnswerValidation {
+export function validateAnswer(request: Omit<Question, 'title'>, answer: Answer): AnswerValidation {
   if (answer.cancelled) return { ok: true };
   if (answer.customInput.length > MAX_CUSTOM_INPUT) {
-    return {
-      ok: false,
-      field: 'customInput',
-      problem: 'too_long',
-      key: 'tooLong',
-      serverMessage: `at most ${MAX_CUSTOM_INPUT} characters`,
-    };
+    return { ok: false, field: 'customInput', problem: 'too_long', key: 'tooLong' };
   }
-  // A card of several questions (mode "form") is checked question by question by the form's own code.
-  if (request.mode === 'form') return { ok: true };
-  const check = checkAnswer({ ...request, mode: request.mode }, answer);
+  const check = checkAnswer(request as FormShape, answer);
   if (check.ok) return check;
   const p = check.problem;
   const kind = p.endsWith('selections') ? 'selections' : p.endsWith('length') ? 'length' : 'value';
@@ -248,8 +269,45 @@ export function validateAnswer(request: Omit<AskUserRequest, 'id' | 'toolCallId'
     problem: p,
     key: problemKey(p, request),
     values: boundValues(kind, request),
-    serverMessage: check.message,
   };
+}
+
+/** Where a refusal (`selections`, `answers[1].customInput`, …) lands: the question's index and its field. */
+export function fieldAt(path: string | undefined): { q: number; field: AnswerField } | undefined {
+  const m = /^(?:answers\[(\d+)\]\.)?(selections|customInput)$/.exec(path ?? '');
+  return m ? { q: Number(m[1] ?? 0), field: m[2] as AnswerField } : undefined;
+}
+
+/** The answer the drafts stand for: one question's, or §9.2 `answers`, one per question in order. */
+export function readForm(req: AskUserRequest, drafts: readonly AnswerDraft[]): Answer {
+  const qs = req.questions;
+  if (!qs) return readAnswer(req, drafts[0] ?? EMPTY_DRAFT);
+  const answers = qs.map((q, i) => {
+    const { selections, customInput } = readAnswer(q, drafts[i] ?? EMPTY_DRAFT);
+    return { id: q.id, selections, customInput };
+  });
+  return { selections: [], customInput: '', cancelled: false, answers };
+}
+
+/**
+ * What is wrong with each question's answer, by index (empty when nothing is). Every question is checked,
+ * so all problems show at once; an optional question left blank is fine. The server's whole-body rule
+ * (`checkContinue`) has the last word: a refusal the per-question checks missed lands on the question it names.
+ */
+export function checkForm(req: AskUserRequest, answer: Answer): Array<InvalidAnswer | undefined> {
+  const qs = questionsOf(req);
+  const out = qs.map((q, i) => {
+    const a = answer.answers?.[i] ?? answer;
+    return q.required === false && !a.selections.length && !a.customInput
+      ? undefined
+      : invalidOf(validateAnswer(q, { ...a, cancelled: false }));
+  });
+  const whole = out.some(Boolean) ? undefined : checkContinue(req as AnyFormShape, answer);
+  if (whole && !whole.ok) {
+    const at = fieldAt(whole.field) ?? { q: 0, field: 'selections' };
+    out[at.q] = { field: at.field, key: problemKey(whole.problem, qs[at.q] ?? req) };
+  }
+  return out;
 }
 
 /** Milliseconds until `expiresAt`, or `null` when there is no (parsable) deadline. */

@@ -3,7 +3,7 @@
  * card renders these, tests check them directly.
  */
 import type { Answer, DoneReason, ErrorCode, InteractionResolved, ResolvedStatus } from '../plugin/contract/schema.js';
-import { remainingMs, type AnswerField, type AskUserRequest } from './read-answer.js';
+import { fieldAt, remainingMs, type AnswerField, type AskUserRequest } from './read-answer.js';
 import type { AskUserStrings } from './strings.js';
 
 export type ReceiptKind = ResolvedStatus | 'elsewhere' | 'gone' | 'not-resumable';
@@ -18,6 +18,8 @@ export interface Receipt {
   customInput?: string;
   /** `interaction_resolved` reports only the free text's length, never the text. */
   customInputLength?: number;
+  /** A card of several questions (§9.2): each question's ids and text (the text unknown when another tab answered). */
+  answers?: ReadonlyArray<{ id: string; selections: readonly string[]; customInput?: string }>;
   /** How the run this answer continued ended (`markRunEnded`); unset while it runs. */
   runEnded?: DoneReason;
   /**
@@ -40,7 +42,7 @@ export interface SubmitFailure {
 
 export type FailureOutcome =
   | { kind: 'receipt'; receipt: Receipt }
-  | { kind: 'error'; key: keyof AskUserStrings; detail?: string; retry: boolean; field?: AnswerField };
+  | { kind: 'error'; key: keyof AskUserStrings; detail?: string; retry: boolean; field?: AnswerField; question?: number };
 
 /** Exactly `RESOLVED_STATUSES` of plugin/contract/schema.ts (a zod module, so not imported at run time). */
 const RESOLVED: Record<ResolvedStatus, true> = { answered: true, cancelled: true, expired: true, superseded: true };
@@ -69,7 +71,7 @@ export function failureOutcome(failure: SubmitFailure): FailureOutcome {
   // meaning: decide on the HTTP status instead.
   const code = isContractCode(failure.error?.code) ? failure.error.code : '';
   const detail = failure.error?.message || undefined;
-  const field = failure.error?.field === 'selections' || failure.error?.field === 'customInput' ? failure.error.field : undefined;
+  const at = fieldAt(failure.error?.field);
 
   if (code === 'already_answered') {
     const r = failure.error?.receipt;
@@ -80,7 +82,7 @@ export function failureOutcome(failure: SubmitFailure): FailureOutcome {
   if (code === 'not_resumable') return { kind: 'receipt', receipt: { kind: 'not-resumable' } };
   if (code === 'not_found' || (!code && status === 404)) return { kind: 'receipt', receipt: { kind: 'gone' } };
   if (code === 'invalid_answer' || (!code && status === 422)) {
-    return { kind: 'error', key: 'errorInvalidAnswer', detail, retry: false, field };
+    return { kind: 'error', key: 'errorInvalidAnswer', detail, retry: false, ...(at && { field: at.field, question: at.q }) };
   }
   if (code === 'invalid_request' || (!code && status === 400)) return { kind: 'error', key: 'errorInvalidRequest', detail, retry: false };
   if (code === 'forbidden' || code === 'session_mismatch' || (!code && status === 403)) {
@@ -120,7 +122,9 @@ export async function failureOfResult(result: unknown): Promise<SubmitFailure | 
 export function receiptForAnswer(answer: Answer, at: string): Receipt {
   return answer.cancelled
     ? { kind: 'cancelled', at }
-    : { kind: 'answered', at, selections: [...answer.selections], customInput: answer.customInput };
+    : answer.answers
+      ? { kind: 'answered', at, answers: answer.answers.map((a) => ({ ...a, selections: [...a.selections] })) }
+      : { kind: 'answered', at, selections: [...answer.selections], customInput: answer.customInput };
 }
 
 /**
@@ -128,10 +132,12 @@ export function receiptForAnswer(answer: Answer, at: string): Receipt {
  * and the choices are this card's own (`sent`) when the answer that won was this card's.
  */
 export function receiptForResolved(
-  { status, at, selections, customInputLength }: Pick<InteractionResolved, 'status'> & Partial<InteractionResolved>,
+  { status, at, selections, customInputLength, answers }: Pick<InteractionResolved, 'status'> & Partial<InteractionResolved>,
   sent: Answer | undefined,
 ): Receipt {
   const mine = sent && !sent.cancelled && status === 'answered' ? sent : undefined;
+  if (answers || mine?.answers)
+    return { kind: status, at, answers: mine?.answers ?? answers!.map(({ id, selections }) => ({ id, selections })) };
   return { kind: status, at, selections: selections ?? mine?.selections, customInput: mine?.customInput, customInputLength };
 }
 
@@ -151,24 +157,17 @@ export function selectionLabels(request: Pick<AskUserRequest, 'options'>, select
   return selections.map((id) => byId.get(id) ?? id);
 }
 
-export function receiptTitleKey(kind: ReceiptKind): keyof AskUserStrings {
-  switch (kind) {
-    case 'answered':
-      return 'receiptAnswered';
-    case 'cancelled':
-      return 'receiptCancelled';
-    case 'expired':
-      return 'receiptExpired';
-    case 'superseded':
-      return 'receiptSuperseded';
-    case 'elsewhere':
-      return 'receiptAnsweredElsewhere';
-    case 'gone':
-      return 'receiptGone';
-    case 'not-resumable':
-      return 'notResumable';
-  }
-}
+const TITLE_KEYS: Readonly<Record<ReceiptKind, keyof AskUserStrings>> = {
+  answered: 'receiptAnswered',
+  cancelled: 'receiptCancelled',
+  expired: 'receiptExpired',
+  superseded: 'receiptSuperseded',
+  elsewhere: 'receiptAnsweredElsewhere',
+  gone: 'receiptGone',
+  'not-resumable': 'notResumable',
+};
+
+export const receiptTitleKey = (kind: ReceiptKind): keyof AskUserStrings => TITLE_KEYS[kind];
 
 /** The note of an answered receipt once its run ended, per `done` reason. */
 export const RUN_NOTES: Readonly<Record<DoneReason, keyof AskUserStrings>> = {

@@ -28,6 +28,10 @@ export interface AskUserStrings {
   unsupportedMode: string;
   /** Countdown to `expiresAt`; `{time}` is `m:ss` or `h:mm:ss`. */
   expiresIn: string;
+  /** After the title of a question that may be left blank (§9.2 `required: false`). */
+  optional: string;
+  /** On the question the server's 422 named (`error.field`). */
+  fieldRefused: string;
 
   // Validation, one per answer-rule problem (plugin/contract/answer-rules.ts) and mode where they differ.
   chooseOne: string;
@@ -72,6 +76,8 @@ export interface AskUserStrings {
   receiptSelections: string;
   receiptCustom: string;
   receiptNothing: string;
+  /** A receipt's answer to an optional question left blank (§9.2). */
+  receiptSkipped: string;
   /** `{time}` is a localized date-time. */
   receiptAt: string;
   /** Joins the labels of the chosen options in a receipt. */
@@ -121,6 +127,8 @@ const zhCN: AskUserStrings = {
   multipleHint: '可多选',
   unsupportedMode: '此问题类型（{mode}）无法在这里回答，你可以取消它。',
   expiresIn: '剩余时间 {time}',
+  optional: '（选填）',
+  fieldRefused: '服务器未接受这一项，请修改',
   chooseOne: '请选择一个选项',
   chooseOneOrDescribe: '请选择一个选项，或在“其他说明”中填写',
   chooseOnlyOne: '只能选择一个选项',
@@ -155,6 +163,7 @@ const zhCN: AskUserStrings = {
   receiptSelections: '选择',
   receiptCustom: '填写',
   receiptNothing: '（未填写）',
+  receiptSkipped: '（跳过）',
   receiptAt: '时间 {time}',
   listSeparator: '、',
   continuing: '继续执行中…',
@@ -194,6 +203,8 @@ const en: AskUserStrings = {
   multipleHint: 'Choose any number',
   unsupportedMode: 'This kind of question ({mode}) cannot be answered here; you can cancel it.',
   expiresIn: 'Time left {time}',
+  optional: '(optional)',
+  fieldRefused: 'The server did not accept this; change it',
   chooseOne: 'Choose an option',
   chooseOneOrDescribe: 'Choose an option, or describe your answer under “Other”',
   chooseOnlyOne: 'Choose only one option',
@@ -228,6 +239,7 @@ const en: AskUserStrings = {
   receiptSelections: 'Chosen',
   receiptCustom: 'Typed',
   receiptNothing: '(nothing entered)',
+  receiptSkipped: '(skipped)',
   receiptAt: 'At {time}',
   listSeparator: ', ',
   continuing: 'Continuing…',

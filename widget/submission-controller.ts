@@ -5,7 +5,7 @@
  * card through {@link SubmissionCard}; the controller keeps only what a retry and a 409 need to know.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import type { Answer } from '../plugin/contract/schema.js';
+import type { Answer, QuestionAnswer } from '../plugin/contract/schema.js';
 import type { ErrorOutcome, Phase } from './card-state.js';
 import { submitUserInput } from './client.js';
 import type { AskUserContextValue } from './context.js';
@@ -15,7 +15,7 @@ import { failureFromThrown, failureOfResult, failureOutcome, receiptForAnswer, t
 
 /** Where an answer can go: the card's own settings, then its provider's. */
 export interface SubmissionRoute {
-  onSubmit?: (selections: string[], customInput: string, cancelled: boolean) => void | Promise<unknown>;
+  onSubmit?: (selections: string[], customInput: string, cancelled: boolean, answers?: QuestionAnswer[]) => void | Promise<unknown>;
   endpoint?: string;
   sessionId?: string;
   fetch?: typeof fetch;
@@ -74,6 +74,8 @@ export class SubmissionController implements ReactiveController {
     this._card.submitting(answer);
     const sessionId = req.sessionId || route.sessionId || route.provided?.sessionId || '';
     const { selections, customInput, cancelled } = answer;
+    // Copies: a listener or onSubmit that changes what it got cannot change what the card sends or shows.
+    const answers = () => answer.answers?.map((a) => ({ ...a, selections: [...a.selections] }));
     const event = new AskUserSubmitEvent({
       requestId: req.id,
       toolCallId: req.toolCallId,
@@ -81,6 +83,7 @@ export class SubmissionController implements ReactiveController {
       selections: [...selections],
       customInput,
       cancelled,
+      ...(answer.answers && { answers: answers() }),
     });
     this._host.dispatchEvent(event);
     if (event.defaultPrevented) return;
@@ -90,7 +93,10 @@ export class SubmissionController implements ReactiveController {
     if (route.onSubmit) {
       let result: unknown;
       try {
-        result = await route.onSubmit([...selections], customInput, cancelled);
+        // A card of one question keeps its three-argument call.
+        result = await (answer.answers
+          ? route.onSubmit([...selections], customInput, cancelled, answers())
+          : route.onSubmit([...selections], customInput, cancelled));
       } catch (err) {
         if (stillMine()) this.fail(failureFromThrown(err), true);
         return;
@@ -105,7 +111,12 @@ export class SubmissionController implements ReactiveController {
     if (!route.provided && route.endpoint === undefined) return this._cannotSend(req);
     if (!sessionId) return this.fail({ status: 400, error: { code: 'invalid_request', message: NO_SESSION } }, true);
     const result = await submitUserInput(
-      { sessionId, requestId: req.id, selections: [...selections], customInput, cancelled },
+      {
+        sessionId,
+        requestId: req.id,
+        ...(answer.answers ? { answers: answers() } : { selections: [...selections], customInput }),
+        cancelled,
+      },
       { endpoint: route.endpoint ?? route.provided?.endpoint ?? '/api', fetch: route.fetch ?? route.provided?.fetch },
     ).catch((err: unknown) => ({ ok: false as const, ...failureFromThrown(err) }));
     if (!stillMine()) return;

@@ -49,6 +49,12 @@ describe('failureOutcome', () => {
     equal((outcome(422, 'invalid_answer', { field: 'selections' }) as { field?: string }).field, 'selections');
     equal((outcome(422, 'invalid_answer', { field: 'other' }) as { field?: string }).field, undefined);
   });
+
+  it('422 on a card of several questions names the question and its field', () => {
+    const o = outcome(422, 'invalid_answer', { field: 'answers[2].selections' }) as { field?: string; question?: number };
+    deepEqual([o.field, o.question], ['selections', 2]);
+    equal((outcome(422, 'invalid_answer', { field: 'answers' }) as { field?: string }).field, undefined, 'the whole body names no field');
+  });
 });
 
 describe('receipt helpers', () => {
