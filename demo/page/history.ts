@@ -26,15 +26,29 @@ export interface SessionView {
   items: SessionItem[];
 }
 
+/** A question of a §9.2 call, as far as its receipt needs it. */
+export interface PastQuestion {
+  id: string;
+  header?: string;
+  title: string;
+  mode: string;
+  options?: Array<{ id: string; label: string }>;
+}
+
 interface AskArgs {
   title?: string;
   mode?: string;
   options?: Array<{ id: string; label: string }>;
+  questions?: PastQuestion[];
 }
 
+/** What a card of several questions sent, per question. */
+export type PastAnswer = { id: string; selections: string[]; customInput: string };
+
 interface ToolAnswer {
-  selections: string[];
-  customInput: string;
+  selections?: string[];
+  customInput?: string;
+  answers?: PastAnswer[];
   cancelled: boolean;
   reason?: 'expired' | 'superseded';
 }
@@ -55,6 +69,9 @@ export interface HistoricReceipt {
   /** Labels of the chosen options (an id no longer among them as itself), when answered. */
   selections: string[];
   customInput: string;
+  /** A card of several questions (§9.2): its questions, and when answered what each got (ids, as sent). */
+  questions?: PastQuestion[];
+  answers?: PastAnswer[];
 }
 
 export type HistoryEntry =
@@ -70,9 +87,18 @@ const parse = (s: string | undefined): unknown => {
   }
 };
 
-/** Only the answer and closed contents (plugin/contract/tool-result.ts) have this shape; a refusal is plain text. */
+/** Only the answer and closed contents (plugin/contract/tool-result.ts, one question or §9.2) have this shape; a refusal is plain text. */
 const isAnswer = (v: unknown): v is ToolAnswer =>
-  typeof v === 'object' && v !== null && typeof (v as ToolAnswer).cancelled === 'boolean' && Array.isArray((v as ToolAnswer).selections);
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as ToolAnswer).cancelled === 'boolean' &&
+  (Array.isArray((v as ToolAnswer).selections) || Array.isArray((v as ToolAnswer).answers));
+
+/** The §9.2 questions of a call's arguments, each with the fields its receipt row reads. */
+const questionsOf = (q: AskArgs): PastQuestion[] | undefined =>
+  Array.isArray(q.questions)
+    ? q.questions.filter((x) => typeof x?.id === 'string' && typeof x.title === 'string' && typeof x.mode === 'string')
+    : undefined;
 
 /**
  * The receipt for a past ask_user call, or `undefined` for a call refused at interception (invalid
@@ -86,13 +112,23 @@ export function pastQuestion(toolCallId: string, args: string, result: string | 
   const raw = parse(args);
   const q: AskArgs = typeof raw === 'object' && raw !== null ? (raw as AskArgs) : {};
   const title = typeof q.title === 'string' ? q.title : '';
-  const known = { toolCallId, title, ...(typeof q.mode === 'string' ? { mode: q.mode } : {}), ...(at ? { at } : {}) };
+  const questions = questionsOf(q);
+  const known = {
+    toolCallId,
+    title,
+    ...(questions ? { mode: 'form', questions } : typeof q.mode === 'string' ? { mode: q.mode } : {}),
+    ...(at ? { at } : {}),
+  };
   if (!isAnswer(answer)) return { ...known, state: 'expired', selections: [], customInput: '' };
   if (answer.cancelled) {
     const state = answer.reason === 'expired' || answer.reason === 'superseded' ? answer.reason : 'cancelled';
     return { ...known, state, selections: [], customInput: '' };
   }
-  const labels = answer.selections.map((id) => (Array.isArray(q.options) ? q.options.find((o) => o?.id === id)?.label : undefined) ?? id);
+  // The live card's receipt resolves labels from the questions; the redraw hands it the same ids.
+  if (questions) return { ...known, state: 'answered', selections: [], customInput: '', answers: answer.answers ?? [] };
+  const labels = (answer.selections ?? []).map(
+    (id) => (Array.isArray(q.options) ? q.options.find((o) => o?.id === id)?.label : undefined) ?? id,
+  );
   return { ...known, state: 'answered', selections: labels, customInput: typeof answer.customInput === 'string' ? answer.customInput : '' };
 }
 
@@ -165,16 +201,13 @@ export function historicReceipt(r: HistoricReceipt, s: AskUserStrings, locale: A
   const receipt = {
     kind: r.state,
     ...(r.at ? { at: r.at } : {}),
-    ...(r.state === 'answered' ? { selections: r.selections, customInput: r.customInput } : {}),
+    ...(r.state === 'answered' ? (r.answers ? { answers: r.answers } : { selections: r.selections, customInput: r.customInput }) : {}),
     ...(r.runEnded ? { runEnded: r.runEnded } : {}),
   };
-  // The labels are already resolved, so no options: each "id" shows as itself.
-  render(
-    html`<div part="base" class="base">
-      ${receiptTemplate({ title: r.title, mode: (r.mode ?? '') as AskUserRequest['mode'] }, receipt, s, locale)}
-    </div>`,
-    root,
-  );
+  // One question's labels are already resolved, so no options: each "id" shows as itself. A §9.2 card
+  // passes its questions, whose options turn the sent ids into labels as on the live card.
+  const req = { title: r.title, mode: (r.mode ?? '') as AskUserRequest['mode'], questions: r.questions as AskUserRequest['questions'] };
+  render(html`<div part="base" class="base">${receiptTemplate(req, receipt, s, locale)}</div>`, root);
   root.querySelector<HTMLElement>('[part~="receipt"]')!.dataset.testid = 'historic-receipt';
   return host;
 }
