@@ -6,11 +6,15 @@
  */
 import { CycleProcess } from './lib/cycle-process.js';
 import { load } from './lib/cycle-client.js';
-import { flushAll } from './lib/redis-server.js';
+import { cpus } from 'node:os';
+import { flushAll, redisCpuSeconds } from './lib/redis-server.js';
 import { emptyFindings, one, rate, type CycleContext, type CycleFindings } from './lib/cycle-context.js';
 import { ratio } from './lib/stats.js';
 
 const CONCURRENCY = 10;
+
+/** Busy CPU time of every core since boot, µs: the machine's neighbours included. */
+const machineBusyUs = () => cpus().reduce((t, c) => t + (c.times.user + c.times.nice + c.times.sys + c.times.irq) * 1000, 0);
 const TARGET = 1.6;
 
 export async function measureInstances(ctx: CycleContext): Promise<CycleFindings> {
@@ -39,6 +43,8 @@ export async function measureInstances(ctx: CycleContext): Promise<CycleFindings
     for (const name of ['one', 'same', 'cross', 'one'] as const) {
       const before = await Promise.all([a.stats(), b.stats()]);
       const mine = process.cpuUsage();
+      const redisBefore = await redisCpuSeconds(ctx.redis.port);
+      const machineBefore = machineBusyUs();
       const r = await load({
         route: routes[name],
         concurrency: CONCURRENCY,
@@ -47,13 +53,15 @@ export async function measureInstances(ctx: CycleContext): Promise<CycleFindings
         prefix: `inst-${name}-${rates[name].length}`,
       });
       const used = process.cpuUsage(mine);
+      const machine = machineBusyUs() - machineBefore;
+      const redisUs = ((await redisCpuSeconds(ctx.redis.port)) - redisBefore) * 1e6;
       const after = await Promise.all([a.stats(), b.stats()]);
       rates[name].push(r.cycles / r.seconds);
       if (r.errors) errors.push(`${name}: ${r.errors} failed (${r.firstError})`);
       // Where the two cores went: whether a second instance had any CPU left to use.
       const cores = (us: number) => (us / 1e6 / r.seconds).toFixed(2);
       busy.push(
-        `${name}: instance A ${cores(after[0].cpuUs - before[0].cpuUs)}, B ${cores(after[1].cpuUs - before[1].cpuUs)}, load generator and model ${cores(used.user + used.system)} cores`,
+        `${name}: instance A ${cores(after[0].cpuUs - before[0].cpuUs)}, B ${cores(after[1].cpuUs - before[1].cpuUs)}, load generator and model ${cores(used.user + used.system)}, Redis ${cores(redisUs)}, whole machine ${cores(machine)} cores busy`,
       );
     }
   } finally {

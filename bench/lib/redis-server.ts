@@ -90,3 +90,10 @@ export async function commandStats(port: number): Promise<Record<string, number>
 }
 
 export const flushAll = (port: number) => command(port, 'FLUSHALL');
+
+/** CPU seconds the server has used since it started, user and system together. */
+export async function redisCpuSeconds(port: number): Promise<number> {
+  const text = await command(port, 'INFO', 'cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)?.[1] ?? NaN);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
