@@ -113,8 +113,9 @@ export function receiptTemplate(
               ${req.questions.map((q, i) => {
                 const a = r.answers?.find((x) => x.id === q.id) ?? r.answers?.[i];
                 const said = a ? [...selectionLabels(q, a.selections), a.customInput].filter(Boolean).join(s.listSeparator) : '';
+                // Another tab's answer reports only the length of its text.
                 return html`<dt>${q.header || q.title}</dt>
-                  <dd>${said || s.receiptSkipped}</dd>`;
+                  <dd>${said || (a?.customInputLength ? s.receiptTextNotShown : s.receiptSkipped)}</dd>`;
               })}
             </dl>`
           : html`<dl part="receipt-answer" class="receipt-answer">

@@ -19,7 +19,7 @@ export interface Receipt {
   /** `interaction_resolved` reports only the free text's length, never the text. */
   customInputLength?: number;
   /** A card of several questions (§9.2): each question's ids and text (the text unknown when another tab answered). */
-  answers?: ReadonlyArray<{ id: string; selections: readonly string[]; customInput?: string }>;
+  answers?: ReadonlyArray<{ id: string; selections: readonly string[]; customInput?: string; customInputLength?: number }>;
   /** How the run this answer continued ended (`markRunEnded`); unset while it runs. */
   runEnded?: DoneReason;
   /**
@@ -136,8 +136,7 @@ export function receiptForResolved(
   sent: Answer | undefined,
 ): Receipt {
   const mine = sent && !sent.cancelled && status === 'answered' ? sent : undefined;
-  if (answers || mine?.answers)
-    return { kind: status, at, answers: mine?.answers ?? answers!.map(({ id, selections }) => ({ id, selections })) };
+  if (answers || mine?.answers) return { kind: status, at, answers: mine?.answers ?? answers };
   return { kind: status, at, selections: selections ?? mine?.selections, customInput: mine?.customInput, customInputLength };
 }
 

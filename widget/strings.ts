@@ -78,6 +78,8 @@ export interface AskUserStrings {
   receiptNothing: string;
   /** A receipt's answer to an optional question left blank (§9.2). */
   receiptSkipped: string;
+  /** A §9.2 receipt's typed answer given in another tab, whose text this card never saw. */
+  receiptTextNotShown: string;
   /** `{time}` is a localized date-time. */
   receiptAt: string;
   /** Joins the labels of the chosen options in a receipt. */
@@ -164,6 +166,7 @@ const zhCN: AskUserStrings = {
   receiptCustom: '填写',
   receiptNothing: '（未填写）',
   receiptSkipped: '（跳过）',
+  receiptTextNotShown: '（已填写）',
   receiptAt: '时间 {time}',
   listSeparator: '、',
   continuing: '继续执行中…',
@@ -240,6 +243,7 @@ const en: AskUserStrings = {
   receiptCustom: 'Typed',
   receiptNothing: '(nothing entered)',
   receiptSkipped: '(skipped)',
+  receiptTextNotShown: '(text entered)',
   receiptAt: 'At {time}',
   listSeparator: ', ',
   continuing: 'Continuing…',
