@@ -2,7 +2,7 @@
  * The demo server's environment (docs/protocol.md §7), read and checked in one place so a wrong value fails at
  * startup with a message naming the variable, not later inside a request.
  */
-import { DEMO_SERVERS, type DemoServer } from './demo-core.js';
+import { DEMO_RUNTIMES, DEMO_SERVERS, type DemoRuntime, type DemoServer } from './demo-core.js';
 
 export interface DemoConfig {
   port: number;
@@ -22,6 +22,8 @@ export interface DemoConfig {
   trace: boolean;
   /** The framework serving page and API (`ASK_USER_SERVER`). */
   server: DemoServer;
+  /** The agent runtime (`ASK_USER_RUNTIME`): the loop on Chat Completions or on the Responses API. */
+  runtime: DemoRuntime;
 }
 
 export class ConfigError extends Error {
@@ -56,6 +58,10 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
   if (!(DEMO_SERVERS as readonly string[]).includes(server)) {
     throw new ConfigError(`ASK_USER_SERVER must be one of ${DEMO_SERVERS.join(', ')}, got ${JSON.stringify(server)}`);
   }
+  const runtime = env.ASK_USER_RUNTIME || 'chat';
+  if (!(DEMO_RUNTIMES as readonly string[]).includes(runtime)) {
+    throw new ConfigError(`ASK_USER_RUNTIME must be one of ${DEMO_RUNTIMES.join(', ')}, got ${JSON.stringify(runtime)}`);
+  }
   const locale = env.ASK_USER_LOCALE ?? 'zh';
   if (locale !== 'zh' && locale !== 'en') throw new ConfigError(`ASK_USER_LOCALE must be "zh" or "en", got ${JSON.stringify(locale)}`);
   const baseURL = env.OPENAI_BASE_URL || undefined;
@@ -72,5 +78,6 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     maxRounds: integer(env, 'ASK_USER_MAX_ROUNDS', 8, 1),
     trace: flag(env, 'ASK_USER_TRACE'),
     server: server as DemoServer,
+    runtime: runtime as DemoRuntime,
   };
 }

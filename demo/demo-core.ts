@@ -19,6 +19,9 @@ import { closingsOf, recordClosings, sessionView } from './session-view.js';
 
 export const DEMO_SERVERS = ['koa', 'express', 'hono'] as const;
 export type DemoServer = (typeof DEMO_SERVERS)[number];
+/** The agent loop on Chat Completions, or on the OpenAI Responses API. */
+export const DEMO_RUNTIMES = ['chat', 'responses'] as const;
+export type DemoRuntime = (typeof DEMO_RUNTIMES)[number];
 
 export interface DemoAppOptions {
   store: PendingStore;
@@ -26,6 +29,8 @@ export interface DemoAppOptions {
   model: string;
   /** Which framework serves the page and the API. @default 'koa' */
   server?: DemoServer;
+  /** Which agent runtime runs the chat. @default 'chat' */
+  runtime?: DemoRuntime;
   /** @default 'persistent' */
   hostMode?: 'persistent' | 'in-process';
   /** @default 30 minutes */
@@ -90,6 +95,7 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
     client,
     model,
     server = 'koa',
+    runtime = 'chat',
     hostMode = 'persistent',
     ttlMs,
     locale = 'zh',
@@ -120,6 +126,7 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
       maxRounds,
       locale,
       system,
+      api: runtime,
       ...(stateStore ? { stateStore } : {}),
       ...(options.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: options.modelIdleTimeoutMs } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
@@ -161,7 +168,7 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
         };
       return { status: 200, body: { sessionId: sessionId.data, lines: trace.get(sessionId.data) } };
     },
-    health: () => ({ status: 200, body: { ok: true, store: store.kind, model, hostMode, trace: trace !== undefined, server } }),
+    health: () => ({ status: 200, body: { ok: true, store: store.kind, model, hostMode, trace: trace !== undefined, server, runtime } }),
     async close() {
       await kit.close();
       await stateStore?.close();

@@ -1,11 +1,13 @@
 /**
- * A minimal OpenAI-compatible Chat Completions endpoint (`POST <base>/chat/completions`, streaming and
- * not) that answers from a scripted turn. The demo's offline assistant and the tests' programmable model
- * both sit on it, so the real `openai` SDK path runs without any outside service.
+ * A minimal OpenAI-compatible endpoint that answers from a scripted turn: Chat Completions
+ * (`POST <base>/chat/completions`) and the Responses API (`POST <base>/responses`, responses-wire.ts),
+ * streaming and not. The demo's offline assistant and the tests' programmable model both sit on it, so
+ * the real `openai` SDK path runs without any outside service.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { historyProblem } from './strict-history.js';
+import { responsesBodyToChat, turnToResponse, turnToResponseEvents } from './responses-wire.js';
 
 export interface ScriptedToolCall {
   /** Tool call id; generated (`call_<n>`) when omitted. */
@@ -35,7 +37,7 @@ export interface ScriptedTurn {
    * reproduce an endpoint's wire quirks; `[DONE]` follows unless `noDone`.
    */
   raw?: Array<Record<string, unknown> | string>;
-  /** With `raw`: end the stream without `data: [DONE]`. */
+  /** With `raw`: end the stream without `data: [DONE]`. On the Responses API: end it without `response.completed`. */
   noDone?: boolean;
   /** Answer a streaming request with this plain JSON body, as some proxies do. */
   json?: Record<string, unknown>;
@@ -50,6 +52,8 @@ export interface ChatRequestBody {
   messages: Array<{ role: string; [field: string]: any }>;
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   stream?: boolean;
+  /** `responses` when the request came to the Responses API (its body is read back as this chat body). */
+  api?: 'chat' | 'responses';
   [key: string]: unknown;
 }
 
@@ -160,13 +164,15 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
   const { respond, port = 0, host = '127.0.0.1', strict = true } = options;
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
-    if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
-      sendError(res, 404, `scripted model serves POST /v1/chat/completions only, not ${req.method} ${path}`);
+    const responses = path.endsWith('/responses');
+    if (req.method !== 'POST' || !(responses || path.endsWith('/chat/completions'))) {
+      sendError(res, 404, `scripted model serves POST /v1/chat/completions and /v1/responses only, not ${req.method} ${path}`);
       return;
     }
     let body: ChatRequestBody;
     try {
-      body = (await readJson(req)) as ChatRequestBody;
+      const json = (await readJson(req)) as Record<string, unknown>;
+      body = responses ? responsesBodyToChat(json) : (json as ChatRequestBody);
     } catch {
       sendError(res, 400, 'request body is not JSON');
       return;
@@ -190,7 +196,7 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
     if (!body.stream) {
       if (turn.hold) await turn.hold;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(turnToCompletion(turn, body.model)));
+      res.end(JSON.stringify(responses ? turnToResponse(turn, body.model) : turnToCompletion(turn, body.model)));
       return;
     }
     if (turn.json) {
@@ -205,7 +211,19 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
     }
     if (turn.raw) {
       for (const payload of turn.raw) res.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
-      res.end(turn.noDone ? '' : 'data: [DONE]\n\n');
+      res.end(turn.noDone || responses ? '' : 'data: [DONE]\n\n');
+      return;
+    }
+    if (responses) {
+      const events = turnToResponseEvents(turn, body.model, turn.noDone === true);
+      res.write(`event: ${events[0]!.type}\ndata: ${JSON.stringify(events[0])}\n\n`);
+      if (turn.hold) await turn.hold;
+      for (const e of events.slice(1)) {
+        if (res.destroyed) return;
+        res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+        if (turn.pieceDelayMs && e.type === 'response.output_text.delta') await new Promise((r) => setTimeout(r, turn.pieceDelayMs));
+      }
+      res.end();
       return;
     }
     const chunks = turnToChunks(turn, body.model);

@@ -18,7 +18,7 @@ import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
 import { emptyRun, RunStates, StateConflictError, type RunState } from './run-state.js';
-import { runRounds, type LoopCoordinator, type RoundsOutcome } from './run-rounds.js';
+import { runRounds, type LoopCoordinator, type ModelApi, type RoundsOutcome } from './run-rounds.js';
 import { Hold, LeaseLostError, RunLeases, SessionBusyError } from './run-lease.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
 import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
@@ -53,7 +53,12 @@ export interface AgentLoopOptions {
    * on another instance. @default 10000
    */
   resumeStalledAfterMs?: number;
-  /** Extra Chat Completions request fields (temperature, …). */
+  /**
+   * Which OpenAI API the model is called through: Chat Completions, or the Responses API (input items
+   * built from the stored history on every call, no `previous_response_id`). @default 'chat'
+   */
+  api?: ModelApi;
+  /** Extra request fields (temperature, …), passed to whichever API as given. */
   request?: Record<string, unknown>;
   /** Longest silence from the model endpoint (before its headers, between chunks) before the run ends with `model_timeout`. @default 120000 */
   modelIdleTimeoutMs?: number;
@@ -111,6 +116,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     resumeStalledAfterMs = 10_000,
     request,
     modelIdleTimeoutMs,
+    api = 'chat',
     stateStore = store,
     onError = (err) => console.error('[ask-user-kit loop]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
   } = options;
@@ -123,7 +129,8 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   const states = new RunStates(stateStore);
   const leases = new RunLeases(stateStore, { ttlMs: leaseTtlMs });
   const index = new PausedIndex(stateStore);
-  const deps = { client, model, registry, coordinator, maxRounds, request, modelIdleTimeoutMs };
+  if (api !== 'chat' && api !== 'responses') throw new TypeError(`api must be 'chat' or 'responses', got ${JSON.stringify(api)}`);
+  const deps = { client, model, registry, coordinator, maxRounds, request, modelIdleTimeoutMs, api, locale };
 
   // Built once: its JSON Schema is the same for every call, and the SDK only reads it.
   const askTool = askUserChatTool(locale);

@@ -12,7 +12,7 @@ export {
   type ChatInput,
   type SweepReport,
 } from './agent-loop.js';
-export type { LoopCoordinator } from './run-rounds.js';
+export type { LoopCoordinator, ModelApi } from './run-rounds.js';
 export { ModelCallError, DEFAULT_MODEL_IDLE_TIMEOUT_MS, type ModelErrorCode } from './model-round.js';
 export { ToolRegistry, type LoopTool, type ToolOutput, type ToolCallResult, type ToolRunContext } from './tool-registry.js';
 export type { RunState, RunStatus, PausedOn } from './run-state.js';

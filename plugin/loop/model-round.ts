@@ -54,7 +54,7 @@ export class ModelCallError extends Error {
 export const DEFAULT_MODEL_IDLE_TIMEOUT_MS = 120_000;
 
 /** An abort signal that fires when `signal` does, or after `ms` without a `touch()`. */
-function idleGuard(signal: AbortSignal, ms: number) {
+export function idleGuard(signal: AbortSignal, ms: number) {
   const controller = new AbortController();
   let fired = false;
   const stop = () => controller.abort(signal.reason);
@@ -87,7 +87,6 @@ export async function streamModelRound(input: ModelRoundInput): Promise<ModelRou
   let text = '';
   let finishReason: string | null = null;
   const idle = idleGuard(signal, idleTimeoutMs);
-  const timedOut = () => new ModelCallError(`the model endpoint sent nothing for ${idleTimeoutMs} ms`, { code: 'model_timeout' });
   try {
     const { data: stream, response } = await client.chat.completions
       .create({ ...extra, model, messages, stream: true, ...(tools.length ? { tools } : {}) }, { signal: idle.signal })
@@ -117,20 +116,35 @@ export async function streamModelRound(input: ModelRoundInput): Promise<ModelRou
       }
     }
     // The SDK ends an aborted stream quietly: a silence that tripped the guard is an error, not an end.
-    if (idle.fired) throw timedOut();
+    if (idle.fired) throw new Error('model stream idle');
   } catch (error) {
-    if (signal.aborted) throw error;
-    if (error instanceof ModelCallError) throw error;
-    if (idle.fired) throw timedOut();
-    const status = (error as { status?: number }).status;
-    throw new ModelCallError(`model call failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`, {
-      cause: error,
-      ...(status ? { status } : {}),
-    });
+    throw asModelError(error, signal, idle.fired, idleTimeoutMs);
   } finally {
     idle.dispose();
   }
-  const toolCalls = withUsableIds(acc.finish(), messages);
+  return roundOutput(text, acc.finish(), finishReason, messages);
+}
+
+/** A failed call in the loop's words: aborts pass through, silence is `model_timeout`, the rest `model_error` with the status. */
+export function asModelError(error: unknown, signal: AbortSignal, idleFired: boolean, idleTimeoutMs: number): unknown {
+  if (signal.aborted) return error;
+  if (idleFired) return new ModelCallError(`the model endpoint sent nothing for ${idleTimeoutMs} ms`, { code: 'model_timeout' });
+  if (error instanceof ModelCallError) return error;
+  const status = (error as { status?: number }).status;
+  return new ModelCallError(`model call failed${status ? ` with HTTP ${status}` : ''}: ${(error as Error).message}`, {
+    cause: error,
+    ...(status ? { status } : {}),
+  });
+}
+
+/** The round as history holds it, whichever API it came from: unusable call ids replaced, an empty reply refused. */
+export function roundOutput(
+  text: string,
+  calls: AccumulatedToolCall[],
+  finishReason: string | null,
+  messages: readonly ChatCompletionMessageParam[],
+): ModelRoundOutput {
+  const toolCalls = withUsableIds(calls, messages);
   if (toolCalls.length === 0 && text.trim() === '') {
     // Strict endpoints refuse a history holding an assistant turn with neither: never store one.
     throw new ModelCallError(`the model replied with no text and no tool call (finish_reason ${finishReason ?? 'none'})`, {

@@ -13,6 +13,8 @@ import type { InteractionRecord } from '../store/types.js';
 import type { InterceptResult } from '../core/coordinator.js';
 import type { RuntimeCore } from '../core/runtime.js';
 import { streamModelRound } from './model-round.js';
+import { streamResponsesRound } from './responses-round.js';
+import type { ToolLocale } from '../contract/tool-definition.js';
 import type { ToolCallResult, ToolRegistry } from './tool-registry.js';
 
 /** What the loop needs of the plugin core's coordinator: what the kit gives its runtime, less the store. */
@@ -28,7 +30,13 @@ export interface RoundsDeps {
   request?: Record<string, unknown>;
   /** Longest silence allowed from the model endpoint. */
   modelIdleTimeoutMs?: number;
+  /** Which OpenAI API the model is called through. @default 'chat' */
+  api?: ModelApi;
+  /** Language of ask_user's description (the Responses tool is built per call from it). */
+  locale?: ToolLocale;
 }
+
+export type ModelApi = 'chat' | 'responses';
 
 export interface RoundsInput {
   sessionId: string;
@@ -58,7 +66,7 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
   try {
     while (round < maxRounds) {
       round++;
-      const out = await streamModelRound({
+      const call = {
         client,
         model,
         messages,
@@ -66,8 +74,10 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
         signal: sse.signal,
         extra: request,
         ...(modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: modelIdleTimeoutMs } : {}),
-        onText: (text) => sse.send('message_delta', { text }),
-      });
+        onText: (text: string) => sse.send('message_delta', { text }),
+      };
+      const out =
+        deps.api === 'responses' ? await streamResponsesRound({ ...call, locale: deps.locale ?? 'zh' }) : await streamModelRound(call);
       if (sse.signal.aborted) return { kind: 'aborted', round };
       if (out.toolCalls.length === 0) {
         messages.push(out.assistant);

@@ -245,8 +245,11 @@ test('the packed package installs offline into a consumer project and works ther
     }
     const size = statSync(tarball).size;
     const unpacked = [...files.values()].reduce((sum, b) => sum + b.length, 0);
-    assert.ok(files.size < 150, `${files.size} files`);
-    assert.ok(size < 250_000 && unpacked < 600_000, `${size} bytes packed, ${unpacked} unpacked`);
+    // A budget, not a content check (the allowed paths above are that): each runtime and adapter adds its
+    // module's .js and .d.ts on purpose, so the count follows the entries the package offers.
+    assert.ok(files.size < 170, `${files.size} files`);
+    // Raised from 600 KB with the Responses runtime and several-question cards; the JavaScript ships without comments.
+    assert.ok(size < 250_000 && unpacked < 650_000, `${size} bytes packed, ${unpacked} unpacked`);
 
     // package.json: ESM only, every export has its types first and a file behind it, nothing runs on install.
     assert.equal(pkg.type, 'module');

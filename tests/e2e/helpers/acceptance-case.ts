@@ -58,10 +58,13 @@ export interface Case {
 
 /** The framework the demo servers of this process run on (ASK_USER_SERVER, inherited by each child). */
 export const DEMO_SERVER = process.env.ASK_USER_SERVER || 'koa';
+/** The agent runtime they run (ASK_USER_RUNTIME, inherited the same way). */
+export const DEMO_RUNTIME = process.env.ASK_USER_RUNTIME || 'chat';
 
 export async function runCase(name: string, options: CaseOptions, body: (c: Case) => Promise<void>): Promise<void> {
-  // Koa keeps the plain names; another framework's run keeps its evidence beside them.
-  const evidence = await openEvidence(DEMO_SERVER === 'koa' ? name : `${name}-${DEMO_SERVER}`);
+  // Koa on Chat Completions keeps the plain names; another framework's or runtime's run keeps its evidence beside them.
+  const variant = [DEMO_SERVER === 'koa' ? '' : DEMO_SERVER, DEMO_RUNTIME === 'chat' ? '' : DEMO_RUNTIME].filter(Boolean).join('-');
+  const evidence = await openEvidence(variant ? `${name}-${variant}` : name);
   const tmp = await makeTempDir('ask-user-e2e-');
   const model = await startScriptedModel({
     turns: options.turns,
@@ -84,9 +87,10 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
       ...overrides,
     });
     servers.push(server);
-    // The case runs on the framework it claims to: the server says which one serves it.
-    const health = (await (await fetch(`${server.url}/api/health`)).json()) as { server?: string };
+    // The case runs on the framework and runtime it claims to: the server says which ones serve it.
+    const health = (await (await fetch(`${server.url}/api/health`)).json()) as { server?: string; runtime?: string };
     if (health.server !== DEMO_SERVER) throw new Error(`the demo server runs on ${health.server}, not ${DEMO_SERVER}`);
+    if (health.runtime !== DEMO_RUNTIME) throw new Error(`the demo server runs the ${health.runtime} runtime, not ${DEMO_RUNTIME}`);
     return server;
   };
 
