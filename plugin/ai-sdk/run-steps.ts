@@ -1,0 +1,121 @@
+/**
+ * The bounded step loop of one turn: one `streamText` step at a time, ordinary tools run inside the AI
+ * SDK, ask_user calls handed to the coordinator. Every tool call of a step leaves it with exactly one
+ * result, except the ask_user call the run pauses on. It never persists or announces a pause: the
+ * runtime saves the run first and only then writes `user_input_required`.
+ */
+import type { LanguageModel, ModelMessage, ToolResultPart, ToolSet } from 'ai';
+import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
+import type { UserInputRequired } from '../contract/schema.js';
+import type { InterceptResult } from '../core/coordinator.js';
+import type { SseSink } from '../core/host.js';
+import type { LoopCoordinator } from '../loop/run-rounds.js';
+import type { InteractionRecord } from '../store/types.js';
+import { askUserResultPart, resultText } from './history.js';
+import { streamStep, type StepCall, type StepSettings } from './model-step.js';
+
+export interface StepsDeps {
+  model: LanguageModel;
+  coordinator: LoopCoordinator;
+  maxSteps: number;
+  instructions?: string;
+  settings?: StepSettings;
+  idleTimeoutMs?: number;
+}
+
+export interface StepsInput {
+  sessionId: string;
+  sse: SseSink;
+  /** History so far; grows in place as steps complete (an assistant turn and its results together). */
+  messages: ModelMessage[];
+  stepsUsed: number;
+  tools: ToolSet;
+  /** After each step the run goes on from, so the caller can checkpoint. */
+  onStep?(messages: ModelMessage[], step: number): Promise<void>;
+}
+
+export type StepsOutcome =
+  | { kind: 'completed'; step: number }
+  | { kind: 'paused'; step: number; record: InteractionRecord; event: UserInputRequired }
+  | { kind: 'max_steps'; step: number }
+  | { kind: 'aborted'; step: number }
+  | { kind: 'error'; step: number; error: Error & { code?: string } };
+
+export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<StepsOutcome> {
+  const { sessionId, sse, messages, tools, onStep } = input;
+  let step = input.stepsUsed;
+  try {
+    while (step < deps.maxSteps) {
+      step++;
+      const out = await streamStep({
+        model: deps.model,
+        messages,
+        tools,
+        signal: sse.signal,
+        onText: (text) => sse.send('message_delta', { text }),
+        ...(deps.instructions ? { instructions: deps.instructions } : {}),
+        ...(deps.settings ? { settings: deps.settings } : {}),
+        ...(deps.idleTimeoutMs !== undefined ? { idleTimeoutMs: deps.idleTimeoutMs } : {}),
+      });
+      if (sse.signal.aborted) return { kind: 'aborted', step };
+      const assistant = out.messages.find((m) => m.role === 'assistant');
+      if (out.calls.length === 0) {
+        if (assistant) messages.push(assistant);
+        return { kind: 'completed', step };
+      }
+
+      const results = resultsOf(out.messages);
+      const asks = out.calls.filter((c) => c.toolName === ASK_USER_TOOL_NAME && ASK_USER_TOOL_NAME in tools);
+      let pause: InterceptResult | undefined;
+      if (asks.length > 0) {
+        const calls = asks.map((c) => ({
+          id: c.toolCallId,
+          type: 'function',
+          function: { name: ASK_USER_TOOL_NAME, arguments: argumentsOf(c) },
+        }));
+        // The runner superseded any open card before this turn and holds the lease: no lookup needed.
+        pause = await deps.coordinator.intercept(calls, { sessionId, noneOpen: true });
+        // The coordinator's word on ask_user replaces whatever the AI SDK made of the call.
+        for (const c of asks) results.delete(c.toolCallId);
+        for (const r of pause.errorResults) results.set(r.toolCallId, askUserResultPart(r.toolCallId, r.content, true));
+      }
+      const waiting = pause?.pause ? pause.interaction!.toolCallId : undefined;
+      const content: ToolResultPart[] = [];
+      for (const call of out.calls) {
+        if (call.toolCallId === waiting) continue; // its result comes with the answer
+        content.push(results.get(call.toolCallId) ?? missingResult(call));
+      }
+      if (assistant) messages.push(assistant);
+      if (content.length > 0) messages.push({ role: 'tool', content });
+      for (const part of content) sse.send('tool_result', { toolCallId: part.toolCallId, name: part.toolName, ...resultText(part) });
+      if (pause?.pause) return { kind: 'paused', step, record: pause.interaction!, event: pause.event! };
+      await onStep?.(messages, step);
+    }
+    return { kind: 'max_steps', step };
+  } catch (error) {
+    if (sse.signal.aborted) return { kind: 'aborted', step };
+    return { kind: 'error', step, error: error as Error };
+  }
+}
+
+function resultsOf(messages: readonly ModelMessage[]): Map<string, ToolResultPart> {
+  const out = new Map<string, ToolResultPart>();
+  for (const m of messages) if (m.role === 'tool') for (const p of m.content) if (p.type === 'tool-result') out.set(p.toolCallId, p);
+  return out;
+}
+
+/** The arguments as the model sent them: the coordinator parses and judges them itself. */
+const argumentsOf = (call: StepCall): string | Record<string, unknown> =>
+  typeof call.input === 'string'
+    ? call.input
+    : call.input !== null && typeof call.input === 'object' && !Array.isArray(call.input)
+      ? (call.input as Record<string, unknown>)
+      : JSON.stringify(call.input ?? null);
+
+/** A call the AI SDK neither ran nor answered (an unknown tool, a tool without `execute`): the model still gets a result. */
+function missingResult(call: StepCall): ToolResultPart {
+  const why = call.invalid
+    ? `the call to ${call.toolName} could not be read (an unknown tool or malformed arguments); use one of the tools you were given`
+    : `the tool ${call.toolName} has no executor on this server; do not call it again`;
+  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: why } };
+}

@@ -1,0 +1,149 @@
+/**
+ * The AI SDK runtime against the AI SDK's own mock model (MockLanguageModelV4), over real HTTP: ask,
+ * pause, continue exactly once, the model's next call carrying the exact ToolResult; a host tool run by
+ * the AI SDK in the same turn; cancel; a second continue; invalid ask_user arguments; a new message
+ * superseding an open card; a stream cut without its finish part.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tool } from 'ai';
+import { z } from 'zod';
+import { openStore } from '../../../plugin/index.js';
+import { askSingle } from '../../helpers/ask-calls.js';
+import { mockModel, toolResultsOf, type MockTurn } from './mock-model.js';
+import { dataOf, eventsOf, startAiServer } from './support.js';
+
+const lookup = tool({
+  description: 'Look a word up',
+  inputSchema: z.object({ q: z.string() }),
+  execute: async ({ q }) => `found ${q}`,
+});
+
+async function setup(t: { after(fn: () => Promise<void>): void }, turns: MockTurn[]) {
+  const store = await openStore('memory');
+  const mock = mockModel(turns);
+  const server = await startAiServer(store, { model: mock.model, tools: { lookup } });
+  t.after(async () => (await server.close(), await store.close()));
+  return { store, mock, server };
+}
+
+test('ask → pause → continue: the next model call reads the exact ToolResult, after the host tool of the same turn', async (t) => {
+  const { mock, server } = await setup(t, [
+    { text: 'Let me check. ', toolCalls: [{ id: 'c-look', name: 'lookup', arguments: { q: 'plan' } }, askSingle('c-ask')] },
+    { text: 'Going the safe way.' },
+  ]);
+  const first = await server.chat('s1', 'plan a release');
+  assert.deepEqual(eventsOf(first), [
+    ...eventsOf(first).filter((e) => e === 'message_delta'),
+    'tool_result',
+    'user_input_required',
+    'done',
+  ]);
+  assert.deepEqual(dataOf(first, 'tool_result'), [{ toolCallId: 'c-look', name: 'lookup', content: 'found plan', isError: false }]);
+  const card = dataOf(first, 'user_input_required')[0];
+  assert.equal(card.toolCallId, 'c-ask');
+  assert.equal(card.resumable, true);
+  assert.deepEqual(dataOf(first, 'done'), [{ reason: 'paused' }]);
+  assert.equal(mock.prompts.length, 1);
+  assert.equal((await server.pending('s1')).pending.id, card.id);
+  assert.equal((await server.runtime.getRun('s1'))?.status, 'paused');
+
+  const cont = await server.answer({ sessionId: 's1', requestId: card.id, selections: ['safe'], customInput: 'careful' });
+  assert.equal(cont.status, 200);
+  const exact = '{"selections":["safe"],"customInput":"careful","cancelled":false}';
+  assert.deepEqual(eventsOf(cont.frames).slice(0, 2), ['interaction_resolved', 'tool_result']);
+  assert.deepEqual(dataOf(cont.frames, 'tool_result')[0], { toolCallId: 'c-ask', name: 'ask_user', content: exact, isError: false });
+  assert.equal(
+    dataOf(cont.frames, 'message_delta')
+      .map((d) => d.text)
+      .join(''),
+    'Going the safe way.',
+  );
+  assert.deepEqual(dataOf(cont.frames, 'done'), [{ reason: 'completed' }]);
+  assert.equal(mock.prompts.length, 2, 'the model was called once more');
+  const results = toolResultsOf(mock.prompts[1]!);
+  assert.deepEqual(
+    results.map((r) => [r.toolCallId, r.output]),
+    [
+      ['c-look', { type: 'text', value: 'found plan' }],
+      ['c-ask', { type: 'text', value: exact }],
+    ],
+    'every call has one result, in call order, the answer exactly as the core wrote it',
+  );
+  const again = await server.answer({ sessionId: 's1', requestId: card.id, selections: ['implement'] });
+  assert.equal(again.status, 409);
+  assert.equal(again.json.error.code, 'already_answered');
+  assert.equal(mock.prompts.length, 2, 'a second continue calls nothing');
+});
+
+test('cancel ends the run with done cancelled and no model call', async (t) => {
+  const { mock, server } = await setup(t, [{ toolCalls: [askSingle('c-x')] }]);
+  const card = dataOf(await server.chat('s2', 'go'), 'user_input_required')[0];
+  const cont = await server.answer({ sessionId: 's2', requestId: card.id, cancelled: true });
+  assert.equal(cont.status, 200);
+  assert.deepEqual(eventsOf(cont.frames), ['interaction_resolved', 'tool_result', 'done']);
+  assert.equal(dataOf(cont.frames, 'tool_result')[0].content, '{"selections":[],"customInput":"","cancelled":true}');
+  assert.deepEqual(dataOf(cont.frames, 'done'), [{ reason: 'cancelled' }]);
+  assert.equal(mock.prompts.length, 1);
+  const run = await server.runtime.getRun('s2');
+  assert.equal(run?.status, 'idle');
+  assert.equal((await server.answer({ sessionId: 's2', requestId: card.id })).status, 409);
+});
+
+test('invalid ask_user arguments: nothing is shown, the model gets the coordinator is_error result and goes on', async (t) => {
+  const { mock, server } = await setup(t, [
+    { toolCalls: [{ id: 'c-bad', name: 'ask_user', arguments: { title: '', mode: 'single', options: [] } }] },
+    { toolCalls: [{ id: 'c-nojson', name: 'ask_user', arguments: '{"title": "Half' }] },
+    { text: 'I will ask properly later.' },
+  ]);
+  const frames = await server.chat('s3', 'go');
+  assert.equal(dataOf(frames, 'user_input_required').length, 0, 'no card');
+  const results = dataOf(frames, 'tool_result');
+  assert.deepEqual(
+    results.map((r) => [r.toolCallId, r.name, r.isError]),
+    [
+      ['c-bad', 'ask_user', true],
+      ['c-nojson', 'ask_user', true],
+    ],
+  );
+  assert.match(results[0].content, /^ask_user was not shown to the user because its arguments are invalid: /);
+  assert.match(results[1].content, /not valid JSON/);
+  assert.deepEqual(dataOf(frames, 'done'), [{ reason: 'completed' }]);
+  assert.deepEqual(toolResultsOf(mock.prompts[1]!)[0]!.output, { type: 'error-text', value: results[0].content });
+  assert.deepEqual((await server.pending('s3')).pending, null);
+});
+
+test('a new message supersedes the open card: its closing ToolResult goes in before the new message runs', async (t) => {
+  const { mock, server } = await setup(t, [{ toolCalls: [askSingle('c-old')] }, { text: 'ok, new plan' }]);
+  const card = dataOf(await server.chat('s4', 'first'), 'user_input_required')[0];
+  const frames = await server.chat('s4', 'never mind, do this');
+  assert.equal(dataOf(frames, 'interaction_resolved')[0].status, 'superseded');
+  const closing = '{"selections":[],"customInput":"","cancelled":true,"reason":"superseded"}';
+  assert.equal(dataOf(frames, 'tool_result')[0].content, closing);
+  assert.deepEqual(dataOf(frames, 'done'), [{ reason: 'completed' }]);
+  const prompt = mock.prompts[1]!;
+  assert.deepEqual(toolResultsOf(prompt)[0]!.output, { type: 'text', value: closing });
+  assert.equal(prompt.at(-1)?.role, 'user');
+  assert.equal((await server.answer({ sessionId: 's4', requestId: card.id })).status, 409);
+});
+
+test('a stream cut without its finish part: no crash, no hang, every call answered before the next model call', async (t) => {
+  const { mock, server } = await setup(t, [
+    { text: 'Looking', toolCalls: [{ id: 'c-cut', name: 'lookup', arguments: { q: 'x' } }], cut: true },
+    { text: 'half a sentence', cut: true },
+  ]);
+  const frames = await server.chat('s5', 'go');
+  assert.equal(dataOf(frames, 'done').length, 1);
+  assert.equal(frames.at(-1)?.event, 'done');
+  for (const [i, prompt] of mock.prompts.entries()) {
+    const calls = prompt.flatMap((m) =>
+      m.role === 'assistant' && typeof m.content !== 'string' ? m.content.filter((p) => p.type === 'tool-call') : [],
+    );
+    const answered = new Set(toolResultsOf(prompt).map((r) => r.toolCallId));
+    for (const c of calls) assert.ok(answered.has((c as { toolCallId: string }).toolCallId), `prompt ${i}: call without a result`);
+  }
+  assert.deepEqual(dataOf(frames, 'tool_result'), [{ toolCallId: 'c-cut', name: 'lookup', content: 'found x', isError: false }]);
+  assert.deepEqual(dataOf(frames, 'done'), [{ reason: 'completed' }], 'what arrived is kept as the reply');
+  assert.equal(mock.prompts.length, 2);
+  assert.equal((await server.runtime.getRun('s5'))?.status, 'idle');
+});

@@ -1,0 +1,72 @@
+/**
+ * A real HTTP server for the AI SDK runtime's tests: the kit's routes on Koa, a chat route that runs
+ * `kit.runtime.chat`, and helpers that speak only HTTP to it and parse the raw SSE bytes.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { allowAnyCaller, createAskUserKit, memoryAuditLogger, type PendingStore } from '../../../plugin/index.js';
+import { koaRoutes, koaSse, readJsonBody } from '../../../plugin/adapters/koa.js';
+import { aiSdkRuntime, type AiSdkRuntime, type AiSdkRuntimeOptions } from '../../../plugin/ai-sdk/index.js';
+import { parseSse, type SseFrame } from '../harness.js';
+
+export interface AiServer {
+  url: string;
+  kit: ReturnType<typeof createAskUserKit<any, AiSdkRuntime>>;
+  runtime: AiSdkRuntime;
+  audit: ReturnType<typeof memoryAuditLogger>;
+  chat(sessionId: string, message: string): Promise<SseFrame[]>;
+  /** POST continue: the status, and the frames of a 200 or the JSON of a refusal. */
+  answer(body: Record<string, unknown>): Promise<{ status: number; frames: SseFrame[]; json?: any }>;
+  pending(sessionId: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startAiServer(store: PendingStore, options: AiSdkRuntimeOptions): Promise<AiServer> {
+  const audit = memoryAuditLogger();
+  const kit = createAskUserKit({
+    store,
+    authorize: allowAnyCaller,
+    logger: audit,
+    expiryTimers: false,
+    runtime: aiSdkRuntime({ onError: () => {}, ...options, settings: { maxRetries: 0, ...options.settings } }),
+  });
+  const app = new Koa();
+  app.silent = true;
+  app.use(koaRoutes(kit));
+  app.use(async (ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path !== '/api/chat') return next();
+    const body = (await readJsonBody(ctx)) as { sessionId: string; message: string };
+    await kit.runtime.chat({ sessionId: body.sessionId, message: body.message, sse: koaSse(kit, ctx) });
+  });
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const post = (path: string, body: unknown) =>
+    fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return {
+    url,
+    kit,
+    runtime: kit.runtime,
+    audit,
+    async chat(sessionId, message) {
+      return parseSse(await (await post('/api/chat', { sessionId, message })).text()).frames;
+    },
+    async answer(body) {
+      const res = await post('/api/chat/continue', { selections: [], customInput: '', cancelled: false, ...body });
+      if (res.status !== 200) return { status: res.status, frames: [], json: await res.json() };
+      return { status: 200, frames: parseSse(await res.text()).frames };
+    },
+    async pending(sessionId) {
+      return (await fetch(`${url}/api/interactions/pending?sessionId=${encodeURIComponent(sessionId)}`)).json();
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await kit.close();
+    },
+  };
+}
+
+export const eventsOf = (frames: SseFrame[]) => frames.map((f) => f.event);
+export const dataOf = (frames: SseFrame[], event: string): any[] => frames.filter((f) => f.event === event).map((f) => f.data);
