@@ -36,6 +36,8 @@ export interface StepOutput {
   /** The step's response messages: the assistant turn and the results of the tools the AI SDK ran. */
   messages: ModelMessage[];
   calls: StepCall[];
+  /** The AI SDK runs tools only after a `stop` or `tool-calls` finish; a cut stream ends otherwise. */
+  finishReason: string | undefined;
 }
 
 export async function streamStep(input: StepInput): Promise<StepOutput> {
@@ -44,6 +46,7 @@ export async function streamStep(input: StepInput): Promise<StepOutput> {
   const calls: StepCall[] = [];
   let text = '';
   let failure: unknown;
+  let finishReason: string | undefined;
   try {
     const result = streamText({
       ...settings,
@@ -62,19 +65,21 @@ export async function streamStep(input: StepInput): Promise<StepOutput> {
         onText(part.text);
       } else if (part.type === 'tool-call' && !part.providerExecuted) {
         calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, invalid: part.invalid === true });
+      } else if (part.type === 'finish-step') {
+        finishReason = part.finishReason;
       } else if (part.type === 'error') {
         failure ??= part.error;
       }
     }
     if (idle.fired) throw new Error('model stream idle');
     if (failure !== undefined) throw failure;
-    if (signal.aborted) return { messages: [], calls: [] };
+    if (signal.aborted) return { messages: [], calls: [], finishReason };
     const response = (await result.responseMessages) as ModelMessage[];
     if (calls.length === 0 && text.trim() === '') {
       // Strict endpoints refuse a history holding an empty assistant turn: never store one.
       throw new ModelCallError('the model replied with no text and no tool call', { code: 'empty_reply' });
     }
-    return { messages: response, calls };
+    return { messages: response, calls, finishReason };
   } catch (error) {
     throw stepError(error, signal, idle.fired, idleTimeoutMs);
   } finally {

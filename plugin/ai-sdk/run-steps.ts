@@ -83,7 +83,7 @@ export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<Step
       const content: ToolResultPart[] = [];
       for (const call of out.calls) {
         if (call.toolCallId === waiting) continue; // its result comes with the answer
-        content.push(results.get(call.toolCallId) ?? missingResult(call));
+        content.push(results.get(call.toolCallId) ?? missingResult(call, out.finishReason));
       }
       if (assistant) messages.push(assistant);
       if (content.length > 0) messages.push({ role: 'tool', content });
@@ -112,10 +112,17 @@ const argumentsOf = (call: StepCall): string | Record<string, unknown> =>
       ? (call.input as Record<string, unknown>)
       : JSON.stringify(call.input ?? null);
 
-/** A call the AI SDK neither ran nor answered (an unknown tool, a tool without `execute`): the model still gets a result. */
-function missingResult(call: StepCall): ToolResultPart {
-  const why = call.invalid
-    ? `the call to ${call.toolName} could not be read (an unknown tool or malformed arguments); use one of the tools you were given`
-    : `the tool ${call.toolName} has no executor on this server; do not call it again`;
+/**
+ * A call the AI SDK neither ran nor answered still gets a result, so the next request is valid: the
+ * reply was cut off (the AI SDK runs tools only after a `stop` or `tool-calls` finish), or the tool has
+ * no `execute`.
+ */
+function missingResult(call: StepCall, finishReason: string | undefined): ToolResultPart {
+  const ran = finishReason === 'stop' || finishReason === 'tool-calls';
+  const why = !ran
+    ? `your reply was cut off (finish reason ${finishReason ?? 'none'}) before ${call.toolName} could run; it was not run, call it again if it is still needed`
+    : call.invalid
+      ? `the call to ${call.toolName} could not be read (an unknown tool or malformed arguments); use one of the tools you were given`
+      : `the tool ${call.toolName} has no executor on this server; do not call it again`;
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: why } };
 }

@@ -142,7 +142,10 @@ test('a stream cut without its finish part: no crash, no hang, every call answer
     const answered = new Set(toolResultsOf(prompt).map((r) => r.toolCallId));
     for (const c of calls) assert.ok(answered.has((c as { toolCallId: string }).toolCallId), `prompt ${i}: call without a result`);
   }
-  assert.deepEqual(dataOf(frames, 'tool_result'), [{ toolCallId: 'c-cut', name: 'lookup', content: 'found x', isError: false }]);
+  // The AI SDK runs no tool after an unfinished step: the call is answered as not run, and the model goes on.
+  const [cut] = dataOf(frames, 'tool_result');
+  assert.deepEqual([cut.toolCallId, cut.isError], ['c-cut', true]);
+  assert.match(cut.content, /cut off .* it was not run/);
   assert.deepEqual(dataOf(frames, 'done'), [{ reason: 'completed' }], 'what arrived is kept as the reply');
   assert.equal(mock.prompts.length, 2);
   assert.equal((await server.runtime.getRun('s5'))?.status, 'idle');

@@ -11,7 +11,7 @@ export type Prompt = MockLanguageModelV4['doStreamCalls'][number]['prompt'];
 
 export interface MockTurn {
   text?: string;
-  toolCalls?: Array<{ id: string; name: string; arguments: string | Record<string, unknown> }>;
+  toolCalls?: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>;
   /** End the stream without its finish part, as a dropped connection does. */
   cut?: boolean;
   /** Fail the call before any part, as an endpoint answering 500 does. */
@@ -25,6 +25,8 @@ const usage = {
   outputTokens: { total: 1, text: 1, reasoning: undefined },
 };
 
+let calls = 0;
+
 export function partsOf(turn: MockTurn): StreamPart[] {
   const parts: StreamPart[] = [{ type: 'stream-start', warnings: [] }];
   if (turn.text) {
@@ -34,7 +36,7 @@ export function partsOf(turn: MockTurn): StreamPart[] {
   }
   for (const c of turn.toolCalls ?? []) {
     const input = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
-    parts.push({ type: 'tool-call', toolCallId: c.id, toolName: c.name, input });
+    parts.push({ type: 'tool-call', toolCallId: c.id ?? `call-${++calls}`, toolName: c.name, input });
   }
   if (!turn.cut) {
     const unified = turn.toolCalls?.length ? 'tool-calls' : 'stop';
