@@ -77,10 +77,12 @@ export const cardStyles = css`
     outline-offset: 2px;
   }
   /*
-   * Focus moves to the fieldset or the receipt when the card appears or closes, for screen readers. Their
-   * own ring would be a square inside the rounded card; the card's box shows it instead (rule above).
+   * Focus moves to the fieldset (on a §9.2 card, its heading) or the receipt when the card appears or
+   * closes, for screen readers. Their own ring would be a square inside the rounded card; the card's box
+   * shows it instead (rule above).
    */
   fieldset:focus,
+  h2:focus,
   .receipt:focus,
   [tabindex='-1']:focus:not(:focus-visible) {
     outline: none;

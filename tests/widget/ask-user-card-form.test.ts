@@ -58,6 +58,19 @@ describe('a card of several questions', () => {
     equal(deepActiveElement(), $(card, 'h2'), 'focus starts on the heading, which names the whole form');
   });
 
+  it('shows focus on the heading as a ring on the rounded card, not a square inside it', async () => {
+    // After typing (a chat message, say) Chromium shows programmatic focus, the case the ring is about.
+    const input = document.createElement('input');
+    document.body.append(input);
+    input.focus();
+    await press('a');
+    const { card } = await mountForm();
+    const heading = $(card, 'h2');
+    assert(heading.matches(':focus-visible'), 'focus is shown');
+    equal(getComputedStyle(heading).outlineStyle, 'none', 'no ring of its own');
+    equal(getComputedStyle($(card, '[part~="base"]')).outlineStyle, 'solid', 'the card shows the focus');
+  });
+
   it('is answered by keyboard only; the body holds one answer per question, the optional one blank', async () => {
     const { card, posted } = await mountForm();
     await press('Tab');
