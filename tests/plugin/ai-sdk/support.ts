@@ -29,7 +29,11 @@ export async function startAiServer(store: PendingStore, options: AiSdkRuntimeOp
     authorize: allowAnyCaller,
     logger: audit,
     expiryTimers: false,
-    runtime: aiSdkRuntime({ onError: () => {}, ...options, settings: { maxRetries: 0, ...options.settings } }),
+    runtime: aiSdkRuntime({
+      onError: process.env.AI_DEBUG ? (e) => console.error(e) : () => {},
+      ...options,
+      settings: { maxRetries: 0, ...options.settings },
+    }),
   });
   const app = new Koa();
   app.silent = true;
