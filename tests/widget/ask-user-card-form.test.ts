@@ -216,6 +216,27 @@ describe('a card of several questions', () => {
     deepEqual(answerRows(card)[2], ['备注', '(skipped)']);
   });
 
+  it('shows model text in headers, titles, descriptions and labels as text, in the form and the receipt', async () => {
+    const bad = '<img src=x onerror="window.__formXss=1">';
+    const req = form({ title: bad, description: bad });
+    req.questions = req.questions!.map((q) => ({
+      ...q,
+      header: bad,
+      title: bad,
+      description: bad,
+      ...(q.options && { options: q.options.map((o) => ({ ...o, label: bad })) }),
+    }));
+    const { card } = await mount(req);
+    equal(card.shadowRoot!.querySelectorAll('img').length, 0, 'no element from model text');
+    equal(textOf(card, 'h2'), bad);
+    equal(textOf(card, '[part~="header"]'), bad);
+    await submit(card);
+    await settle(card);
+    equal(card.shadowRoot!.querySelectorAll('img').length, 0, 'none in the receipt either');
+    equal($$(card, '[part~="receipt-answer"] dt')[0]!.textContent, bad);
+    equal((window as unknown as { __formXss?: number }).__formXss, undefined);
+  });
+
   it('has no axe violation fresh, invalid, refused by the server, submitting, or as a receipt', async () => {
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
