@@ -150,3 +150,43 @@ test('a stream cut without its finish part: no crash, no hang, every call answer
   assert.equal(mock.prompts.length, 2);
   assert.equal((await server.runtime.getRun('s5'))?.status, 'idle');
 });
+
+test('two ask_user calls in one turn: the first is asked, the second told to wait; the answer lands in call order', async (t) => {
+  const { mock, server } = await setup(t, [{ toolCalls: [askSingle('c-1'), askSingle('c-2')] }, { text: 'thanks' }]);
+  const frames = await server.chat('s6', 'go');
+  assert.deepEqual(
+    dataOf(frames, 'user_input_required').map((d) => d.toolCallId),
+    ['c-1'],
+  );
+  const [refused] = dataOf(frames, 'tool_result');
+  assert.deepEqual([refused.toolCallId, refused.isError], ['c-2', true]);
+  assert.match(refused.content, /ask one question at a time/);
+  const card = dataOf(frames, 'user_input_required')[0];
+  const cont = await server.answer({ sessionId: 's6', requestId: card.id, selections: ['safe'] });
+  assert.deepEqual(dataOf(cont.frames, 'done'), [{ reason: 'completed' }]);
+  assert.deepEqual(
+    toolResultsOf(mock.prompts[1]!).map((r) => [r.toolCallId, r.output.type]),
+    [
+      ['c-1', 'text'],
+      ['c-2', 'error-text'],
+    ],
+  );
+});
+
+test('a question that expires is closed with the expired ToolResult; the run ends and the next message goes on from it', async (t) => {
+  const store = await openStore('memory');
+  const mock = mockModel([{ toolCalls: [askSingle('c-exp')] }, { text: 'starting over' }]);
+  const server = await startAiServer(store, { model: mock.model }, { ttlMs: 40, expiryTimers: true });
+  t.after(async () => (await server.close(), await store.close()));
+  const card = dataOf(await server.chat('s7', 'go'), 'user_input_required')[0];
+  await new Promise((r) => setTimeout(r, 120));
+  assert.equal((await server.pending('s7')).pending.status, 'expired');
+  const closing = '{"selections":[],"customInput":"","cancelled":true,"reason":"expired"}';
+  const run = await server.runtime.getRun('s7');
+  assert.equal(run?.status, 'idle');
+  assert.equal((await server.answer({ sessionId: 's7', requestId: card.id, selections: ['safe'] })).status, 410);
+  const frames = await server.chat('s7', 'again');
+  assert.deepEqual(dataOf(frames, 'done'), [{ reason: 'completed' }]);
+  assert.deepEqual(toolResultsOf(mock.prompts[1]!)[0]!.output, { type: 'text', value: closing });
+  assert.equal(mock.prompts.length, 2, 'no model call while the card was open or when it expired');
+});

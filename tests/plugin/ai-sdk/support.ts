@@ -22,13 +22,18 @@ export interface AiServer {
   close(): Promise<void>;
 }
 
-export async function startAiServer(store: PendingStore, options: AiSdkRuntimeOptions): Promise<AiServer> {
+export async function startAiServer(
+  store: PendingStore,
+  options: AiSdkRuntimeOptions,
+  kitOptions: { ttlMs?: number; expiryTimers?: boolean } = {},
+): Promise<AiServer> {
   const audit = memoryAuditLogger();
   const kit = createAskUserKit({
     store,
     authorize: allowAnyCaller,
     logger: audit,
     expiryTimers: false,
+    ...kitOptions,
     runtime: aiSdkRuntime({
       onError: process.env.AI_DEBUG ? (e) => console.error(e) : () => {},
       ...options,
