@@ -3,3 +3,4 @@ export { askUserTool } from './ask-user-tool.js';
 export { aiSdkRuntime, createAiSdkRuntime, type AiSdkRuntime, type AiSdkRuntimeOptions, type AiChatInput } from './ai-sdk-runtime.js';
 export type { AiRunState, AiRunStatus } from './ai-run-state.js';
 export type { StepSettings } from './model-step.js';
+export { uiMessageSink, type UiMessageSinkOptions } from './ui-message-sink.js';
