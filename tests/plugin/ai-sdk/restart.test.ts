@@ -123,3 +123,26 @@ test('a run owing an accepted answer (its process died before the model call) is
   assert.equal((await b.runtime.getRun('s-o'))?.owed, undefined);
   assert.equal((await b.runtime.sweep()).resumed, 0);
 });
+
+test('two live instances on one store: duplicate continues sent to both are consumed once, the model called once', async (t) => {
+  const dir = await makeTempDir();
+  t.after(() => dir.remove());
+  const url = `sqlite://${dir.file('shared.db')}`;
+  const storeA = await openStore(url);
+  const storeB = await openStore(url);
+  const modelA = mockModel([{ toolCalls: [askSingle('c-s')] }], { text: 'from A' });
+  const modelB = mockModel([], { text: 'from B' });
+  const a = await startAiServer(storeA, { model: modelA.model });
+  const b = await startAiServer(storeB, { model: modelB.model });
+  t.after(async () => (await a.close(), await b.close(), await storeA.close(), await storeB.close()));
+  const card = dataOf(await a.chat('s-s', 'go'), 'user_input_required')[0];
+  assert.equal((await b.pending('s-s')).pending.resumable, true, 'the other instance can continue it');
+  const body = { sessionId: 's-s', requestId: card.id, selections: ['safe'] };
+  const replies = await Promise.all([a.answer(body), b.answer(body), a.answer(body), b.answer(body)]);
+  assert.deepEqual(replies.map((r) => r.status).sort(), [200, 409, 409, 409]);
+  assert.equal(modelA.prompts.length + modelB.prompts.length, 2, 'one model call after the answer, on whichever instance took it');
+  const winner = replies.find((r) => r.status === 200)!;
+  assert.deepEqual(dataOf(winner.frames, 'done'), [{ reason: 'completed' }]);
+  const run = await b.runtime.getRun('s-s');
+  assert.equal(run?.messages.filter((m) => m.role === 'tool').length, 1, 'one ToolResult');
+});
