@@ -13,13 +13,13 @@ import type { RunHost, SseSink } from '../core/host.js';
 import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import { redactSecrets, reportFailure, sendFailure } from '../loop/failures.js';
 import { PausedIndex } from '../loop/paused-index.js';
-import { Hold, LeaseLostError, RunLeases, SessionBusyError } from '../loop/run-lease.js';
-import { StateConflictError } from '../loop/run-state.js';
+import { LeaseLostError, RunLeases, SessionBusyError, type Hold } from '../loop/run-lease.js';
 import type { SweepReport } from '../loop/sweep.js';
 import { AiRunStates, emptyAiRun, heldBy, type AiRunState } from './ai-run-state.js';
 import { sweepAiMarkers } from './ai-sweep.js';
+import { sessionLease } from './session-lease.js';
 import { askUserTool } from './ask-user-tool.js';
-import { awaitsModelAfter, hasToolResult, resultText, stalledOnAnswer } from './history.js';
+import { awaitsModelAfter, findToolResult, resultText, stalledOnAnswer } from './history.js';
 import type { StepSettings } from './model-step.js';
 import { rollForwardAiRun, writeAskResult, type AiRollForward } from './result-writer.js';
 import { runSteps, type StepsOutcome } from './run-steps.js';
@@ -121,43 +121,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
   const unlist = (sessionId: string, version: string | undefined) =>
     version ? index.remove(sessionId, version).catch(onError) : undefined;
 
-  /** Take the lease in the run state; `prepare` may change the run in the same write. Busy after `waitMs`. */
-  async function acquire(
-    hold: Hold,
-    waitMs: number,
-    prepare?: (current: AiRunState | undefined) => AiRunState | undefined,
-  ): Promise<{ state: AiRunState; prepared: boolean }> {
-    const { sessionId } = hold;
-    const deadline = Date.now() + waitMs;
-    let entry = await states.entry(sessionId);
-    let fresh = false;
-    for (let lostSwaps = 0; lostSwaps < 25;) {
-      const current = entry?.value;
-      if (current?.lease && current.lease.owner !== hold.lease.owner && (await leases.holds(current.lease))) {
-        // Busy is only concluded on a fresh read; then waited out in small steps.
-        if (fresh && Date.now() >= deadline) throw new SessionBusyError(sessionId);
-        if (fresh) await new Promise((r) => setTimeout(r, 40));
-      } else {
-        const prepared = prepare?.(current);
-        const base = prepared ?? current ?? emptyAiRun(sessionId);
-        const written = await states.put(sessionId, entry, { ...base, lease: hold.lease });
-        if (written) return { state: written, prepared: prepared !== undefined };
-        lostSwaps++;
-      }
-      entry = await states.read(sessionId);
-      fresh = true;
-    }
-    throw new StateConflictError(`run state of session ${JSON.stringify(sessionId)} kept changing while taking its lease; retry later`);
-  }
-
-  /** A lease the run's last write did not let go (a failure on the way) is cleared now, if still ours. */
-  async function letGo(hold: Hold): Promise<void> {
-    leases.release(hold);
-    if (hold.lost || hold.settled) return;
-    await states
-      .update(hold.sessionId, (cur) => (cur?.lease?.owner === hold.lease.owner ? { ...cur, lease: undefined } : undefined))
-      .catch(onError);
-  }
+  const { acquire, letGo } = sessionLease(states, leases, onError);
 
   /** Run steps under `hold`, then persist and announce the outcome. Always ends the stream with `done`. */
   async function drive(hold: Hold, sse: SseSink, start: AiRunState): Promise<void> {
@@ -332,8 +296,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
     }
     const rolled = await rollForward(sessionId);
     const written = closed ? await states.get(sessionId) : undefined;
-    const closedPart =
-      closed && written && hasToolResult(written.messages, closed.toolCallId) ? findResult(written.messages, closed.toolCallId) : undefined;
+    const closedPart = closed && written ? findToolResult(written.messages, closed.toolCallId) : undefined;
     if (closed && closedPart) {
       sse.send('tool_result', { toolCallId: closed.toolCallId, name: ASK_USER_TOOL_NAME, ...resultText(closedPart) });
     } else if (rolled.kind === 'rolled_forward' && rolled.wrote) {
@@ -413,10 +376,4 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
       leases.close();
     },
   };
-}
-
-function findResult(messages: readonly ModelMessage[], toolCallId: string) {
-  for (const m of messages)
-    if (m.role === 'tool') for (const p of m.content) if (p.type === 'tool-result' && p.toolCallId === toolCallId) return p;
-  return undefined;
 }

@@ -74,7 +74,7 @@ export async function streamStep(input: StepInput): Promise<StepOutput> {
     if (idle.fired) throw new Error('model stream idle');
     if (failure !== undefined) throw failure;
     if (signal.aborted) return { messages: [], calls: [], finishReason };
-    const response = (await result.responseMessages) as ModelMessage[];
+    const response: ModelMessage[] = await result.responseMessages;
     if (calls.length === 0 && text.trim() === '') {
       // Strict endpoints refuse a history holding an empty assistant turn: never store one.
       throw new ModelCallError('the model replied with no text and no tool call', { code: 'empty_reply' });
