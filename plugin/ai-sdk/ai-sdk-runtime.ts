@@ -27,8 +27,11 @@ import { runSteps, type StepsOutcome } from './run-steps.js';
 export interface AiSdkRuntimeOptions {
   /** Any AI SDK language model: `openai('gpt-4.1-mini')`, `createOpenAICompatible({...})('qwen')`, … */
   model: LanguageModel;
-  /** The host's tools; those with `execute` run inside the AI SDK as usual. A tool named ask_user is replaced. */
-  tools?: ToolSet;
+  /**
+   * The host's tools, or a function giving them per session; those with `execute` run inside the AI SDK
+   * as usual. A tool named ask_user is replaced. `fromLoopTools(tools)` turns the plugin loop's tools into one.
+   */
+  tools?: ToolSet | ((sessionId: string) => ToolSet);
   /** Tool names the model may see, ask_user included; a function decides per session. @default every tool and ask_user */
   allowedTools?: readonly string[] | ((sessionId: string) => readonly string[]);
   /** The AI SDK's `instructions` (the system prompt) of every step. */
@@ -114,7 +117,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
   const askTool = askUserTool(locale);
   const toolsFor = (sessionId: string): ToolSet => {
     const allowed = typeof allowedTools === 'function' ? allowedTools(sessionId) : allowedTools;
-    const all: ToolSet = { ...tools, [ASK_USER_TOOL_NAME]: askTool };
+    const all: ToolSet = { ...(typeof tools === 'function' ? tools(sessionId) : tools), [ASK_USER_TOOL_NAME]: askTool };
     return allowed ? Object.fromEntries(Object.entries(all).filter(([name]) => allowed.includes(name))) : all;
   };
 

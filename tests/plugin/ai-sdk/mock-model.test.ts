@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { tool } from 'ai';
 import { z } from 'zod';
 import { openStore } from '../../../plugin/index.js';
+import { fromLoopTools } from '../../../plugin/ai-sdk/index.js';
 import { askSingle } from '../../helpers/ask-calls.js';
 import { mockModel, toolResultsOf, type MockTurn } from './mock-model.js';
 import { dataOf, eventsOf, startAiServer } from './support.js';
@@ -189,4 +190,56 @@ test('a question that expires is closed with the expired ToolResult; the run end
   assert.deepEqual(dataOf(frames, 'done'), [{ reason: 'completed' }]);
   assert.deepEqual(toolResultsOf(mock.prompts[1]!)[0]!.output, { type: 'text', value: closing });
   assert.equal(mock.prompts.length, 2, 'no model call while the card was open or when it expired');
+});
+
+test('fromLoopTools: the plugin loop tools run per session, their failures read as errors by the model', async (t) => {
+  const store = await openStore('memory');
+  const seen: string[] = [];
+  const tools = fromLoopTools([
+    {
+      name: 'echo',
+      description: 'Echo',
+      parameters: { type: 'object', properties: { say: { type: 'string' } }, required: ['say'] },
+      run: (args, ctx) => (seen.push(ctx.sessionId), `said ${String(args.say)}`),
+    },
+    { name: 'refuse', description: 'Refuse', parameters: { type: 'object' }, run: () => ({ content: 'not allowed', isError: true }) },
+    {
+      name: 'crash',
+      description: 'Crash',
+      parameters: { type: 'object' },
+      run: () => {
+        throw new Error('disk full');
+      },
+    },
+  ]);
+  const mock = mockModel([
+    {
+      toolCalls: [
+        { id: 'c-e', name: 'echo', arguments: { say: 'hi' } },
+        { id: 'c-r', name: 'refuse', arguments: {} },
+        { id: 'c-c', name: 'crash', arguments: {} },
+      ],
+    },
+    { text: 'noted' },
+  ]);
+  const server = await startAiServer(store, { model: mock.model, tools });
+  t.after(async () => (await server.close(), await store.close()));
+  const frames = await server.chat('s8', 'go');
+  assert.deepEqual(seen, ['s8']);
+  assert.deepEqual(
+    dataOf(frames, 'tool_result').map((r) => [r.toolCallId, r.content, r.isError]),
+    [
+      ['c-e', 'said hi', false],
+      ['c-r', 'not allowed', true],
+      ['c-c', 'Error: crash failed: disk full', true],
+    ],
+  );
+  assert.deepEqual(
+    toolResultsOf(mock.prompts[1]!).map((r) => r.output),
+    [
+      { type: 'text', value: 'said hi' },
+      { type: 'error-text', value: 'not allowed' },
+      { type: 'error-text', value: 'Error: crash failed: disk full' },
+    ],
+  );
 });
