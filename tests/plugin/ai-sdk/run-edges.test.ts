@@ -105,3 +105,15 @@ test('the step budget: max_rounds once it is spent, each step checkpointed with 
     ['user', 'assistant', 'tool', 'assistant', 'tool'],
   );
 });
+
+test('a model that goes quiet ends the step with model_timeout, nothing stored', async (t) => {
+  const { runtime } = await setup(t, [{ text: 'never', hold: new Promise(() => {}) }], { modelIdleTimeoutMs: 60 });
+  const sink = recordingSink();
+  await runtime.chat({ sessionId: 'e5', message: 'one', sse: sink });
+  assert.equal(sink.events[0]?.data.code, 'model_timeout');
+  assert.deepEqual(sink.events.at(-1), { event: 'done', data: { reason: 'error' } });
+  assert.deepEqual(
+    (await runtime.getRun('e5'))?.messages.map((m) => m.role),
+    ['user'],
+  );
+});
