@@ -11,6 +11,7 @@ import { cancelAnswerFor } from '../contract/tool-result.js';
 import { summarizeAnswer } from '../core/audit.js';
 import type { RunHost, SseSink } from '../core/host.js';
 import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
+import type { PendingStore } from '../store/types.js';
 import { redactSecrets, reportFailure, sendFailure } from '../loop/failures.js';
 import { PausedIndex } from '../loop/paused-index.js';
 import { LeaseLostError, RunLeases, SessionBusyError, type Hold } from '../loop/run-lease.js';
@@ -50,6 +51,8 @@ export interface AiSdkRuntimeOptions {
   modelIdleTimeoutMs?: number;
   /** Further `streamText` options passed through as given (temperature, maxRetries, providerOptions, …). */
   settings?: StepSettings;
+  /** Where run states live: a `memory` store keeps runs in this process only (the card then survives a restart, the run not). @default the kit's store */
+  stateStore?: PendingStore;
   /** Key prefix of the run states in the store; markers go under `<prefix>paused:`. @default 'aisdk:' */
   keyPrefix?: string;
   /** Failures nobody awaits, and run failures the stream reports in fixed words. @default console.error, API keys masked */
@@ -93,6 +96,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
     modelIdleTimeoutMs,
     settings,
     keyPrefix = 'aisdk:',
+    stateStore = core.store,
     onError = (err) =>
       console.error('[ask-user-kit ai-sdk]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
   } = options;
@@ -101,10 +105,10 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
     throw new TypeError(`resumeStalledAfterMs (${resumeStalledAfterMs}) must be longer than resumeWaitMs (${resumeWaitMs})`);
   }
   const { store } = core;
-  const states = new AiRunStates(store, keyPrefix);
-  const leases = new RunLeases(store, { ttlMs: leaseTtlMs });
+  const states = new AiRunStates(stateStore, keyPrefix);
+  const leases = new RunLeases(stateStore, { ttlMs: leaseTtlMs });
   // Its own markers: the plugin loop's sweep must never take this runtime's sessions for its own.
-  const index = new PausedIndex(store, `${keyPrefix}paused:`);
+  const index = new PausedIndex(stateStore, `${keyPrefix}paused:`);
   const deps = {
     model,
     coordinator: core,

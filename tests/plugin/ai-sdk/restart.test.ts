@@ -146,3 +146,23 @@ test('two live instances on one store: duplicate continues sent to both are cons
   const run = await b.runtime.getRun('s-s');
   assert.equal(run?.messages.filter((m) => m.role === 'tool').length, 1, 'one ToolResult');
 });
+
+test('run state in memory (stateStore): after a restart the card survives but says it cannot resume, and continue is refused', async (t) => {
+  const dir = await makeTempDir();
+  t.after(() => dir.remove());
+  const url = `sqlite://${dir.file('mem.db')}`;
+  const storeA = await openStore(url);
+  const statesA = await openStore('memory');
+  const a = await startAiServer(storeA, { model: mockModel([{ toolCalls: [askSingle('c-m')] }]).model, stateStore: statesA });
+  const card = dataOf(await a.chat('s-m', 'go'), 'user_input_required')[0];
+  assert.equal((await a.pending('s-m')).pending.resumable, true);
+  await a.close();
+  await storeA.close();
+  const storeB = await openStore(url);
+  const statesB = await openStore('memory');
+  const b = await startAiServer(storeB, { model: mockModel().model, stateStore: statesB });
+  t.after(async () => (await b.close(), await storeB.close(), await statesB.close(), await statesA.close()));
+  assert.equal((await b.pending('s-m')).pending.resumable, false);
+  const refused = await b.answer({ sessionId: 's-m', requestId: card.id, selections: ['safe'] });
+  assert.deepEqual([refused.status, refused.json.error.code], [409, 'not_resumable']);
+});
