@@ -9,14 +9,15 @@ import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { UserInputRequired } from '../contract/schema.js';
 import type { InterceptResult } from '../core/coordinator.js';
 import type { SseSink } from '../core/host.js';
-import type { LoopCoordinator } from '../loop/run-rounds.js';
+import type { RuntimeCore } from '../core/runtime.js';
 import type { InteractionRecord } from '../store/types.js';
 import { askUserResultPart, resultText } from './history.js';
 import { streamStep, type StepCall, type StepSettings } from './model-step.js';
 
 export interface StepsDeps {
   model: LanguageModel;
-  coordinator: LoopCoordinator;
+  /** The kit's coordinator: only its interception is needed here. */
+  coordinator: Pick<RuntimeCore, 'intercept'>;
   maxSteps: number;
   instructions?: string;
   settings?: StepSettings;
