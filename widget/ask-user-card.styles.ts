@@ -111,7 +111,7 @@ export const cardStyles = css`
     margin-top: 0;
     font-size: 1.125em;
   }
-  h2 + p {
+  h2 + .description {
     margin-bottom: var(--_gap);
   }
   fieldset + fieldset {
@@ -182,6 +182,63 @@ export const cardStyles = css`
   }
   .option-description {
     grid-column: 2;
+  }
+  /* §9.3 Markdown in descriptions and previews: blocks spaced, code set apart, links above the label's cover. */
+  :is(.description, .option-description, .preview-body) > * + *,
+  li + li {
+    margin-top: 0.375em;
+  }
+  ul,
+  ol {
+    margin: 0;
+    padding-inline-start: 1.5em;
+  }
+  code {
+    font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+    font-size: 0.875em;
+  }
+  pre {
+    margin: 0;
+    padding: 0.5rem 0.625rem;
+    border-radius: calc(var(--_radius) * 0.5);
+    background: var(--_c-field);
+    border: 1px solid var(--_c-border);
+  }
+  /* A description's code wraps: it cannot scroll under an option's label. The preview scrolls instead. */
+  .description pre,
+  .option-description pre {
+    white-space: pre-wrap;
+  }
+  a {
+    color: var(--_c-accent);
+    position: relative;
+    z-index: 1;
+  }
+  /* min-width: the fieldset's grid would otherwise widen to a long code line instead of letting the preview scroll. */
+  .choices {
+    min-width: 0;
+    display: flex;
+    flex-wrap: wrap;
+    align-items: flex-start;
+    gap: var(--_gap);
+  }
+  .choices > * {
+    flex: 1 1 15rem;
+    min-width: 0;
+  }
+  .preview {
+    max-height: 24rem;
+    overflow: auto;
+    padding: 0.5rem 0.75rem;
+    border: 1px solid var(--_c-border);
+    border-radius: calc(var(--_radius) * 0.75);
+  }
+  .preview-body {
+    white-space: pre-wrap;
+  }
+  .preview-title {
+    font-weight: 600;
+    margin-bottom: 0.375em;
   }
   [type='radio'],
   [type='checkbox'] {

@@ -5,6 +5,7 @@
  */
 import { html, nothing, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
+import type { AskUserOption } from '../plugin/contract/schema.js';
 import type { CardHandlers, CardView, InvalidAnswer } from './card-state.js';
 import {
   MAX_CUSTOM_INPUT,
@@ -21,6 +22,7 @@ import {
   type Question,
 } from './read-answer.js';
 import { receiptNoteKey, receiptTitleKey, selectionLabels, type Receipt } from './receipt.js';
+import { richText } from './rich-text.js';
 import { formatMessage, type AskUserLocale, type AskUserStrings } from './strings.js';
 
 type Key = keyof AskUserStrings;
@@ -52,6 +54,8 @@ interface QuestionView {
   q: Question;
   p: string;
   draft: AnswerDraft;
+  /** The option last focused or changed, whose §9.3 preview shows. */
+  previewed?: string;
   invalid?: InvalidAnswer;
   s: AskUserStrings;
 }
@@ -168,7 +172,7 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
   const busy = v.phase === 'submitting';
   const qs = req.questions;
   const question = (q: Question, i: number) =>
-    questionTemplate({ q, p: qs ? `q${i}-` : '', draft: v.drafts[i]!, invalid: v.invalid[i], s }, on, i);
+    questionTemplate({ q, p: qs ? `q${i}-` : '', draft: v.drafts[i]!, previewed: v.previewed[i], invalid: v.invalid[i], s }, on, i);
   return html`<form
     part="form"
     novalidate
@@ -181,7 +185,7 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
     ${
       qs
         ? html`<h2 part="heading" class="heading" id="title" tabindex="-1">${req.title}</h2>
-            ${req.description ? html`<p part="description" class="description" id="description">${req.description}</p>` : nothing}
+            ${req.description ? html`<div part="description" class="description" id="description">${richText(req.description)}</div>` : nothing}
             ${qs.map(question)}`
         : question(req, 0)
     }
@@ -221,7 +225,7 @@ function questionTemplate(v: QuestionView, on: CardHandlers, i: number): Templat
     aria-describedby=${ids(q.description && `${p}description`, error && `${p}error-selections`)}
   >
     <legend part="title" id="${p}title">${legend(v)}</legend>
-    ${q.description ? html`<p part="description" class="description" id="${p}description">${q.description}</p>` : nothing}
+    ${q.description ? html`<div part="description" class="description" id="${p}description">${richText(q.description)}</div>` : nothing}
     ${
       !known
         ? html`<p part="hint" class="hint">${cardMessage(s, 'unsupportedMode', q.mode)}</p>`
@@ -241,34 +245,55 @@ function optionsTemplate(v: QuestionView, on: CardHandlers, error: string): Temp
   // bounds replace the mode's own hint ("可多选" would no longer be true).
   const hint = error ? '' : boundsHint(v, 'selections') || (req.mode === 'multiple' ? s.multipleHint : toggle ? s.toggleHint : '');
   const picked = new Set(draft.selected);
-  return html`<div part="options" class="options">
-      ${(req.options ?? []).map(
-        (o, i) =>
-          html`<div part="option" class="option">
-            <input
-              part="control"
-              id="${p}option-${i}"
-              type=${req.mode === 'single' ? 'radio' : 'checkbox'}
-              role=${toggle ? 'switch' : nothing}
-              name="${p}choice"
-              .value=${o.id}
-              .checked=${live(picked.has(o.id))}
-              aria-describedby=${ids(o.description && `${p}option-${i}-description`, hint && `${p}hint`)}
-              aria-invalid=${error ? 'true' : nothing}
-              @change=${on.choice}
-            />
-            <label part="option-label" for="${p}option-${i}"
-              >${o.label}${o.recommended ? html`<span part="recommended-badge" class="badge">${s.recommended}</span>` : nothing}</label
-            >
-            ${
-              o.description
-                ? html`<span part="option-description" class="option-description" id="${p}option-${i}-description">${o.description}</span>`
-                : nothing
-            }
-          </div>`,
-      )}
-    </div>
-    ${hintOf(hint, `${p}hint`)} ${errorOf(v, 'selections', error)}`;
+  const options = req.options ?? [];
+  const list = html`<div part="options" class="options" @focusin=${on.preview} @change=${on.preview}>
+    ${options.map(
+      (o, i) =>
+        html`<div part="option" class="option">
+          <input
+            part="control"
+            id="${p}option-${i}"
+            type=${req.mode === 'single' ? 'radio' : 'checkbox'}
+            role=${toggle ? 'switch' : nothing}
+            name="${p}choice"
+            .value=${o.id}
+            .checked=${live(picked.has(o.id))}
+            aria-describedby=${ids(o.description && `${p}option-${i}-description`, hint && `${p}hint`)}
+            aria-invalid=${error ? 'true' : nothing}
+            @change=${on.choice}
+          />
+          <label part="option-label" for="${p}option-${i}"
+            >${o.label}${o.recommended ? html`<span part="recommended-badge" class="badge">${s.recommended}</span>` : nothing}</label
+          >
+          ${o.description ? optionDescription(`${p}option-${i}-description`, o.description) : nothing}
+        </div>`,
+    )}
+  </div>`;
+  // §9.3: with previews, the list and the preview share a row on a wide card and stack on a narrow one.
+  const shown = options.find((o) => o.id === (v.previewed ?? draft.selected[0]));
+  return html`${options.some((o) => o.preview) ? html`<div class="choices">${list}${previewTemplate(v, shown)}</div>` : list}
+  ${hintOf(hint, `${p}hint`)} ${errorOf(v, 'selections', error)}`;
+}
+
+/** On one line: the box keeps the model's line breaks, so template whitespace would show. */
+const optionDescription = (id: string, text: string) =>
+  html`<div part="option-description" class="option-description" id=${id}>${richText(text)}</div>`;
+
+/**
+ * The preview of the option last focused or changed (else the chosen one). Its title is a live region, so
+ * moving between options says which preview shows; the box takes focus, to be scrolled by keyboard.
+ */
+function previewTemplate({ p, s }: QuestionView, o: AskUserOption | undefined): TemplateResult {
+  return html`<section part="preview" class="preview" tabindex="0" aria-labelledby="${p}preview-title">
+    <p class="preview-title" id="${p}preview-title" aria-live="polite">
+      ${o ? formatMessage(s.previewOf, { label: o.label }) : s.previewTitle}
+    </p>
+    ${
+      o?.preview
+        ? html`<div class="preview-body">${richText(o.preview)}</div>`
+        : html`<p class="hint">${o ? s.previewNone : s.previewPrompt}</p>`
+    }
+  </section>`;
 }
 
 function fieldTemplate(v: QuestionView, on: CardHandlers): TemplateResult {

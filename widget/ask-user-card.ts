@@ -36,7 +36,8 @@ export type { DoneReason } from '../plugin/contract/schema.js';
  * @summary The form an `ask_user` tool call asks for: renders the question (or §9.2 questions) with native controls,
  * checks the answer with the server's rules, submits it, and turns into a read-only receipt.
  *
- * @slot - Nothing: all content comes from `request`. (Model text is only ever rendered as text.)
+ * @slot - Nothing: all content comes from `request`. (Model text is rendered as text; descriptions and previews
+ *   as the sanitized Markdown subset of docs/protocol.md §9.3, never as HTML.)
  *
  * @event {AskUserSubmitEvent} ask-user-submit - The user submitted or cancelled and the answer passed validation.
  *   Cancelable: `preventDefault()` means the host submits itself and reports back with `markSubmitted()` / `showError()`.
@@ -52,12 +53,13 @@ export type { DoneReason } from '../plugin/contract/schema.js';
  * @csspart heading - The card's title above its questions, on a card of several questions (§9.2).
  * @csspart header - A question's short chip label (§9.2 `header`), inside its `title`.
  * @csspart optional - The "选填 / optional" marker after a question that may be left blank.
- * @csspart description - The question's description.
+ * @csspart description - The question's description (Markdown subset, §9.3).
  * @csspart options - The list of options (single, multiple, toggle).
  * @csspart option - One option row.
  * @csspart control - An option's radio, checkbox or switch.
  * @csspart option-label - An option's label.
- * @csspart option-description - An option's description.
+ * @csspart option-description - An option's description (Markdown subset, §9.3).
+ * @csspart preview - The preview of the focused or chosen option (§9.3), beside the options or below them.
  * @csspart recommended-badge - The "推荐 / Recommended" badge.
  * @csspart field - The answer box of text, number, date and directory modes.
  * @csspart hint - The hint under a field or the options.
@@ -118,6 +120,7 @@ export class AskUserCard extends LitElement {
     _receipt: { state: true },
     _failure: { state: true },
     _announcement: { state: true },
+    _previewed: { state: true },
   };
 
   /**
@@ -157,6 +160,7 @@ export class AskUserCard extends LitElement {
   declare private _receipt?: Receipt;
   declare private _failure?: ErrorOutcome;
   private _announcement = '';
+  private _previewed: Array<string | undefined> = [];
   private _s: AskUserStrings = resolveStrings(DEFAULT_LOCALE);
   private _locale = DEFAULT_LOCALE;
   declare private _requestId?: string;
@@ -192,6 +196,7 @@ export class AskUserCard extends LitElement {
     choice: this._answer.choice,
     text: this._answer.text,
     other: this._answer.other,
+    preview: (e) => this._preview(e),
   };
 
   /** The request, when it passes the minimal check; otherwise the card renders nothing. */
@@ -258,6 +263,7 @@ export class AskUserCard extends LitElement {
       this._phase = 'pending';
       this._receipt = this._failure = undefined;
       this._announcement = '';
+      this._previewed = [];
       this._countdown.reset();
       if (req && !this.noAutofocus) this._focus.next = 'question';
     }
@@ -275,8 +281,22 @@ export class AskUserCard extends LitElement {
     if (!req) return nothing;
     const { _phase: phase, _receipt: receipt, _failure: failure, _announcement: announcement, _s: s, _locale: locale } = this;
     const { drafts, invalid } = this._answer;
+    const { _previewed: previewed } = this;
     return cardTemplate(
-      { req, phase, drafts, invalid, receipt, failure, announcement, s, locale, sent: this._submission.sent, now: this._countdown.now },
+      {
+        req,
+        phase,
+        drafts,
+        previewed,
+        invalid,
+        receipt,
+        failure,
+        announcement,
+        s,
+        locale,
+        sent: this._submission.sent,
+        now: this._countdown.now,
+      },
       this._on,
     );
   }
@@ -309,6 +329,16 @@ export class AskUserCard extends LitElement {
     if (!outcome.field || !this._req || !questionsOf(this._req)[q]) return;
     this._answer.refuse(q, { field: outcome.field, key: 'fieldRefused' });
     this._focus.next = 'invalid';
+  }
+
+  /** The option that took focus or changed shows its preview (§9.3), and keeps it while focus is in the preview. */
+  private _preview(e: Event): void {
+    const input = e.target as HTMLInputElement;
+    const q = Number(input.closest<HTMLElement>('fieldset')?.dataset.q);
+    if (input.localName !== 'input' || Number.isNaN(q) || this._previewed[q] === input.value) return;
+    const next = [...this._previewed];
+    next[q] = input.value;
+    this._previewed = next;
   }
 
   /** The countdown reached the deadline. While a submission is in flight the server decides; its answer (or 410) closes the card. */

@@ -28,6 +28,8 @@ export interface CardView {
   /** One per question, by index. */
   drafts: readonly AnswerDraft[];
   receipt?: Receipt;
+  /** By question index: the option whose §9.3 preview shows, once one was focused or changed. */
+  previewed: ReadonlyArray<string | undefined>;
   /** By question index: what the rules refuse. */
   invalid: ReadonlyArray<InvalidAnswer | undefined>;
   failure?: ErrorOutcome;
@@ -48,4 +50,6 @@ export interface CardHandlers {
   choice(e: Event): void;
   text(e: Event): void;
   other(e: Event): void;
+  /** An option took focus or changed: its preview shows. */
+  preview(e: Event): void;
 }

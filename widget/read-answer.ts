@@ -106,6 +106,7 @@ function question(r: Record<string, unknown>) {
       id: entry.id,
       label: entry.label,
       ...(isText(entry.description) && { description: entry.description }),
+      ...(isText(entry.preview) && { preview: entry.preview }),
       ...(typeof entry.recommended === 'boolean' && { recommended: entry.recommended }),
     });
   }

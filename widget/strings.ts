@@ -107,6 +107,13 @@ export interface AskUserStrings {
   errorNoSubmitter: string;
   /** Prefix of the server's own message, shown under the localized one. */
   errorDetail: string;
+
+  // The §9.3 preview beside (or below) the options: its name, and what it says without a preview to show.
+  previewTitle: string;
+  /** `{label}` is the option's label. */
+  previewOf: string;
+  previewPrompt: string;
+  previewNone: string;
 }
 
 export type AskUserLocale = 'zh-CN' | 'en';
@@ -186,6 +193,10 @@ const zhCN: AskUserStrings = {
   errorUnknown: '提交失败，请稍后重试。',
   errorNoSubmitter: '无法发送回答：此页面没有为卡片设置提交方式。你的回答尚未提交。',
   errorDetail: '详情：',
+  previewTitle: '预览',
+  previewOf: '预览：{label}',
+  previewPrompt: '聚焦或选择一个选项，即可在这里查看它的预览。',
+  previewNone: '这个选项没有预览。',
 };
 
 const en: AskUserStrings = {
@@ -263,6 +274,10 @@ const en: AskUserStrings = {
   errorUnknown: 'Submitting failed; please try again later.',
   errorNoSubmitter: 'This answer cannot be sent: the page has not set up a way to submit it. Nothing was sent.',
   errorDetail: 'Details: ',
+  previewTitle: 'Preview',
+  previewOf: 'Preview: {label}',
+  previewPrompt: 'Focus or choose an option to see its preview here.',
+  previewNone: 'This option has no preview.',
 };
 
 export const STRINGS: Readonly<Record<AskUserLocale, Readonly<AskUserStrings>>> = { 'zh-CN': zhCN, en };

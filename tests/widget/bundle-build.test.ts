@@ -1,7 +1,8 @@
 /**
  * What vite.config.ts's own build steps leave in dist/widget/ (the sizes themselves are measured by
  * bench/bundle-size.ts, not here): the ES module's lazily loaded chunks, the standalone file's lack of
- * them, templates without indentation, and the widget's `_private` members shortened. Whether the built
+ * them but for the Markdown renderer, which both load from one stand-alone chunk (§9.3), templates without
+ * indentation, and the widget's `_private` members shortened. Whether the built
  * element still works is tests/widget/bundle-*.test.ts.
  */
 import { describe, it, before } from './helpers/bdd.js';
@@ -20,8 +21,14 @@ const staticImports = (code: string) =>
 /** The test server rewrites bare specifiers to node_modules paths; either form names lit or @lit/context. */
 const isLit = (specifier: string) => /^(?:[./]*node_modules\/)?(?:lit|@lit\/context)(?:\/|$)/.test(specifier);
 
+const MARKDOWN = './ask-user-kit.markdown.js';
+/** Strings found in micromark's and DOMPurify's code, and nowhere in the widget's own. */
+const MARKDOWN_MARKERS = ['codeFenced', 'ALLOWED_TAGS', 'noopener noreferrer'];
+
 describe('the widget build', () => {
   const bundles: Record<string, string> = {};
+  /** The widget's own files; the Markdown chunk is other packages' code, built as they ship it. */
+  const ownCode = () => Object.entries(bundles).filter(([name]) => name !== MARKDOWN);
 
   before(async () => {
     bundles.module = await source('ask-user-kit.js');
@@ -29,8 +36,12 @@ describe('the widget build', () => {
     for (const specifier of dynamicImports(bundles.module)) bundles[specifier] = await source(specifier.replace(/^\.\//, ''));
   });
 
-  it('the ES module loads the client calls and the SSE parser lazily, from sibling chunks', () => {
-    deepEqual(dynamicImports(bundles.module!).sort(), ['./ask-user-kit.client-calls.js', './ask-user-kit.sse-stream.js']);
+  it('the ES module loads the client calls, the SSE parser and the Markdown renderer lazily, from sibling chunks', () => {
+    deepEqual(dynamicImports(bundles.module!).sort(), [
+      './ask-user-kit.client-calls.js',
+      './ask-user-kit.markdown.js',
+      './ask-user-kit.sse-stream.js',
+    ]);
     ok(bundles.module!.includes('parseChatEvent'), 'the entry still exports the pure event checks');
     ok(!bundles.module!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the entry');
   });
@@ -43,13 +54,22 @@ describe('the widget build', () => {
     ok(bundles['./ask-user-kit.sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
   });
 
-  it('the standalone file carries everything itself: no import() left to resolve', () => {
-    deepEqual(dynamicImports(bundles.standalone!), []);
+  it('the standalone file carries everything itself but the Markdown renderer, which it loads from the same chunk', () => {
+    deepEqual(dynamicImports(bundles.standalone!), [MARKDOWN]);
     ok(bundles.standalone!.includes('max-buffer-size-exceeded'), 'the parser is inlined');
   });
 
+  it('micromark and DOMPurify are in the Markdown chunk only, and that chunk imports nothing', () => {
+    const markdown = bundles[MARKDOWN]!;
+    for (const marker of MARKDOWN_MARKERS) {
+      ok(markdown.includes(marker), `the Markdown chunk holds ${marker}`);
+      for (const entry of ['module', 'standalone']) ok(!bundles[entry]!.includes(marker), `${entry} entry holds ${marker}`);
+    }
+    deepEqual(staticImports(markdown), [], 'the chunk stands alone, so the standalone file can load it too');
+  });
+
   it('html and css templates lost their indentation', () => {
-    for (const [name, code] of Object.entries(bundles)) {
+    for (const [name, code] of ownCode()) {
       equal(/\n[ \t]{2,}/.test(code), false, `${name} has indented lines`);
       ok(!code.includes('{\n'), `${name} has a css block opened on its own line`);
     }
@@ -57,7 +77,7 @@ describe('the widget build', () => {
   });
 
   it('the widget’s own _private members are shortened, lit’s _$ internals left alone', () => {
-    for (const [name, code] of Object.entries(bundles)) {
+    for (const [name, code] of ownCode()) {
       deepEqual([...new Set(code.match(/\._[a-zA-Z]{3,}\b/g) ?? [])], [], `${name} long private names`);
     }
     ok(/\._\$[A-Za-z]/.test(bundles.standalone!), 'lit’s internals keep their _$ names');

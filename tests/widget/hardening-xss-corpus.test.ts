@@ -4,12 +4,17 @@
  * and back through the receipt (the payload chosen and typed in the Other box). Each string must render
  * as exactly that text, with 0 executions: no `__xssHit()` call, no element made from it (the card's
  * element structure equals a plain-text card's, and a MutationObserver sees nothing added outside the
- * card), and no resource load attempted (an injected `<img src=x>` would fire an error event).
+ * card), and no resource load attempted (an injected `<img src=x>` would fire an error event). The two
+ * descriptions may hold the §9.3 Markdown subset: a payload using it renders as that subset and nothing
+ * else. The built card is tested, as it loads its Markdown chunk.
  */
+import './helpers/built-widget.js';
 import { describe, it, before, after, afterEach } from './helpers/bdd.js';
 import { assert, deepEqual, equal } from './helpers/expect.js';
 import { $, cleanup, mount, settle, submit, type } from './helpers/card-fixtures.js';
 import { XSS_PAYLOADS } from './helpers/xss-payloads.js';
+import { assertSafe, frame, rendered } from './helpers/rich-text.js';
+import { isRich } from '../../widget/rich-text.js';
 import type { AskUserRequest } from '../../widget/ask-user-card.js';
 
 declare global {
@@ -37,8 +42,8 @@ const requestFor = (text: string): AskUserRequest => ({
   resumable: true,
 });
 
-/** The tag names of every element in the card's shadow tree, in document order. */
-const structure = (root: ShadowRoot) => [...root.querySelectorAll('*')].map((el) => el.localName);
+/** The tag names of the card's own elements in its shadow tree, in document order, Markdown left out. */
+const structure = frame;
 
 /** Gives a wrongly parsed `<img src=x>`, `<svg onload>` or autofocus handler time to fire. */
 const letHandlersRun = () => new Promise((r) => setTimeout(r, 200));
@@ -85,9 +90,15 @@ describe('XSS corpus through <ask-user-card>', () => {
       const where = `payload ${JSON.stringify(payload.slice(0, 60))}`;
       deepEqual(structure(root), expected, `element structure for ${where}`);
       equal($(card, 'legend').textContent, payload, `title of ${where}`);
-      equal($(card, '[part~="description"]').textContent, payload, `description of ${where}`);
       equal($(card, 'label[for="option-0"]').textContent, payload, `option label of ${where}`);
-      equal($(card, '#option-0-description').textContent, payload, `option description of ${where}`);
+      if (isRich(payload)) {
+        await rendered(card, '[part~="description"]');
+        await rendered(card, '#option-0-description');
+        assertSafe(root, where);
+      } else {
+        equal($(card, '[part~="description"]').textContent, payload, `description of ${where}`);
+        equal($(card, '#option-0-description').textContent, payload, `option description of ${where}`);
+      }
       equal($<HTMLInputElement>(card, '#option-0').value, payload, `option id of ${where}`);
       equal($(card, '[part~="submit-button"]').textContent!.trim(), payload.trim(), `submitLabel of ${where}`);
       card.remove();

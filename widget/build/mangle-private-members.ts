@@ -2,6 +2,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { minifySync, type Plugin } from 'vite';
+import { SHARED_FILES } from './shared-chunks.js';
 
 /** `_a`, `_b`, … `_Z`, `_aa`, …: the n-th short private name. */
 export const shortName = (n: number): string => {
@@ -16,7 +17,8 @@ export const shortName = (n: number): string => {
  * minifier keeps property names as they are. Only names written in widget/*.ts are renamed, each to the
  * same `_x` in every chunk, so a member used across chunks still matches; lit's own internals are named
  * `_$…` and are never matched. A `_name` the widget does not declare, or one written as a string (which
- * renaming would miss), stops the build instead of breaking the element at run time.
+ * renaming would miss), stops the build instead of breaking the element at run time. The shared chunks
+ * (shared-chunks.ts) are left alone: they hold other packages' code and none of the widget's members.
  */
 export function manglePrivateMembers(widgetDir = fileURLToPath(new URL('../', import.meta.url))): Plugin {
   const include = /^_[a-zA-Z]/;
@@ -35,7 +37,7 @@ export function manglePrivateMembers(widgetDir = fileURLToPath(new URL('../', im
     generateBundle(_options, bundle) {
       const own = ownNames();
       for (const chunk of Object.values(bundle)) {
-        if (chunk.type !== 'chunk') continue;
+        if (chunk.type !== 'chunk' || SHARED_FILES.has(`./${chunk.fileName}`)) continue;
         const quoted = chunk.code.match(/[`'"]_[a-zA-Z]\w*[`'"]/g)?.filter((q) => q.slice(1, -1) in own);
         if (quoted?.length)
           throw new Error(`${chunk.fileName}: ${quoted.join(', ')} written as a string would escape renaming; use the member itself.`);

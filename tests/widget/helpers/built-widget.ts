@@ -1,0 +1,7 @@
+/**
+ * Import first: the built ES module defines <ask-user-card> before the sources can, so the card under test
+ * is the shipped one, whose Markdown chunk carries micromark's production build. (The test server resolves
+ * packages with the `development` condition, and micromark's development build needs CommonJS `debug`.)
+ * The sources' own copy then finds the tag taken and leaves it.
+ */
+import '../../../dist/widget/ask-user-kit.js';

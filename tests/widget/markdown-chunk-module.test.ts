@@ -1,0 +1,3 @@
+import { describeMarkdownChunk } from './helpers/markdown-chunk.js';
+
+describeMarkdownChunk('ask-user-kit.js');
