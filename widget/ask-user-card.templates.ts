@@ -281,10 +281,11 @@ const optionDescription = (id: string, text: string) =>
 
 /**
  * The preview of the option last focused or changed (else the chosen one). Its title is a live region, so
- * moving between options says which preview shows; the box takes focus, to be scrolled by keyboard.
+ * moving between options says which preview shows; the box takes focus, to be scrolled by keyboard. On a
+ * §9.2 card the question joins its name, so two previews' regions are told apart.
  */
 function previewTemplate({ p, s }: QuestionView, o: AskUserOption | undefined): TemplateResult {
-  return html`<section part="preview" class="preview" tabindex="0" aria-labelledby="${p}preview-title">
+  return html`<section part="preview" class="preview" tabindex="0" aria-labelledby=${ids(`${p}preview-title`, p && `${p}title`)}>
     <p class="preview-title" id="${p}preview-title" aria-live="polite">
       ${o ? formatMessage(s.previewOf, { label: o.label }) : s.previewTitle}
     </p>

@@ -339,6 +339,9 @@ export class AskUserCard extends LitElement {
     const next = [...this._previewed];
     next[q] = input.value;
     this._previewed = next;
+    // Another option's preview starts at its top, not where the last one was scrolled to.
+    const box = input.closest('.choices')?.querySelector('.preview');
+    if (box) box.scrollTop = box.scrollLeft = 0;
   }
 
   /** The countdown reached the deadline. While a submission is in flight the server decides; its answer (or 410) closes the card. */

@@ -10,6 +10,7 @@ import { checkA11y } from './helpers/axe.js';
 import { assert, equal, includes, until } from './helpers/expect.js';
 import { $, cleanup, deepActiveElement, mount, multiple, settle, single, submit } from './helpers/card-fixtures.js';
 import { rendered } from './helpers/rich-text.js';
+import { form } from './helpers/form-fixtures.js';
 import type { AskUserCard, AskUserRequest } from '../../widget/ask-user-card.js';
 
 afterEach(cleanup);
@@ -39,8 +40,12 @@ describe('option previews', () => {
     equal(deepActiveElement()?.id, 'option-0', 'Tab reaches the first option');
     equal(previewName(card), 'Preview: Small');
     includes((await rendered(card, '.preview-body')).textContent, 'replicas: 1');
+    preview(card).style.maxHeight = '2rem';
+    preview(card).scrollTop = 20;
     await press('ArrowDown');
     await card.updateComplete;
+    equal(preview(card).scrollTop, 0, 'another option’s preview starts at its top');
+    preview(card).style.maxHeight = '';
     equal(deepActiveElement()?.id, 'option-1');
     equal(previewName(card), 'Preview: Large', 'the arrow key moved focus and the preview');
     await until(() => card.shadowRoot!.querySelector('.preview-body ul'), 'the list of the second preview');
@@ -100,6 +105,22 @@ describe('option previews', () => {
   it('a card without previews draws no preview region', async () => {
     const { card } = await mount(single());
     equal(card.shadowRoot!.querySelector('[part~="preview"], .choices'), null);
+  });
+
+  it('a §9.2 card: each question has its own preview, named apart; axe finds nothing', async () => {
+    const req = form();
+    req.questions![0] = { ...req.questions![0]!, options: OPTIONS, default: undefined };
+    req.questions![2] = { id: 'env', header: '环境', title: '哪个环境？', mode: 'single', options: OPTIONS, required: true };
+    const { card } = await mount(req);
+    const regions = [...card.shadowRoot!.querySelectorAll('[part~="preview"]')];
+    equal(regions.length, 2);
+    equal(regions[1]!.getAttribute('aria-labelledby'), 'q2-preview-title q2-title', 'named by the preview and its question');
+    await checkA11y(card, 'two previews, fresh');
+    $<HTMLInputElement>(card, '#q2-option-0').focus();
+    await card.updateComplete;
+    includes(card.shadowRoot!.getElementById('q2-preview-title')!.textContent, 'Small');
+    includes(card.shadowRoot!.getElementById('q0-preview-title')!.textContent, '预览');
+    await checkA11y(card, 'two previews, one shown');
   });
 
   for (const scheme of ['light', 'dark'] as const) {
