@@ -6,6 +6,7 @@ import {
   MAX_CUSTOM_INPUT,
   formatRemaining,
   isAskUserRequest,
+  normalizeRequest,
   problemKey,
   readAnswer,
   remainingMs,
@@ -102,5 +103,22 @@ describe('countdown', () => {
     equal(formatRemaining(59_001), '1:00');
     equal(formatRemaining(3_600_000), '1:00:00');
     equal(formatRemaining(3_661_000), '1:01:01');
+  });
+});
+
+describe('normalizeRequest and §9.3 previews', () => {
+  it('keeps a string preview of an option, also in §9.2 questions, and drops one of another type', () => {
+    const base = { id: 'ask_1', toolCallId: 'c', title: 'T' };
+    const options = [
+      { id: 'a', label: 'A', preview: '```\nx\n```' },
+      { id: 'b', label: 'B', preview: 42 },
+    ];
+    const one = normalizeRequest({ ...base, mode: 'single', options } as never);
+    deepEqual(one.options, [
+      { id: 'a', label: 'A', preview: '```\nx\n```' },
+      { id: 'b', label: 'B' },
+    ]);
+    const form = normalizeRequest({ ...base, mode: 'form', questions: [{ id: 'q', title: 'Q', mode: 'single', options }] } as never);
+    deepEqual(form.questions?.[0]?.options?.[0], { id: 'a', label: 'A', preview: '```\nx\n```' });
   });
 });

@@ -42,7 +42,12 @@ export function describeMarkdownChunk(bundle: string): void {
       await new Promise((r) => setTimeout(r, 300));
       equal(fetched(), 0, 'fetches of the chunk for plain cards');
       const rich = await mount(request({ mode: 'single', description: 'with **strong**', options: [{ id: 'a', label: 'A' }] }));
+      // While the chunk loads, the text shows as it is, and focus taken meanwhile stays where it is.
+      equal(rich.shadowRoot!.querySelector('#description')!.textContent, 'with **strong**', 'plain text first');
+      const option = rich.shadowRoot!.querySelector<HTMLInputElement>('#option-0')!;
+      option.focus();
       await until(() => rich.shadowRoot!.querySelector('#description strong'), 'the Markdown rendered');
+      equal(rich.shadowRoot!.activeElement, option, 'focus after the Markdown rendered');
       equal(fetched(), 1, 'fetches of the chunk');
       for (const el of document.querySelectorAll('ask-user-card')) el.remove();
     });
