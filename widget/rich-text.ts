@@ -4,7 +4,7 @@
  * shows as plain text until the lazily loaded renderer (markdown.ts) is in, then as its sanitized nodes.
  */
 import { noChange, type ChildPart } from 'lit';
-import { Directive, directive } from 'lit/directive.js';
+import { Directive, directive, type DirectiveResult } from 'lit/directive.js';
 
 /** A character the subset gives meaning to, or a list marker at a line's start. */
 const MARKDOWN = /[*_`~[\\]|^ {0,3}(?:[-+]|\d{1,9}[.)])(?:[ \t]|$)/m;
@@ -43,4 +43,5 @@ class RichText extends Directive {
 }
 
 /** Renders `text` as the §9.3 subset where it uses Markdown, else as plain text. */
-export const richText = directive(RichText);
+// Typed here so the published declarations name `lit`, the package's dependency, not its inner lit-html.
+export const richText: (...values: Parameters<RichText['render']>) => DirectiveResult<typeof RichText> = directive(RichText);

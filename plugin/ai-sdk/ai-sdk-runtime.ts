@@ -16,7 +16,7 @@ import { redactSecrets, reportFailure, sendFailure } from '../loop/failures.js';
 import { PausedIndex } from '../loop/paused-index.js';
 import { LeaseLostError, RunLeases, SessionBusyError, type Hold } from '../loop/run-lease.js';
 import type { SweepReport } from '../loop/sweep.js';
-import { AiRunStates, emptyAiRun, heldBy, type AiRunState } from './ai-run-state.js';
+import { AiRunStates, emptyAiRun, type AiRunState } from './ai-run-state.js';
 import { sweepAiMarkers } from './ai-sweep.js';
 import { sessionLease } from './session-lease.js';
 import { askUserTool } from './ask-user-tool.js';
@@ -141,7 +141,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
       stepsUsed: start.step,
       tools: toolsFor(sessionId),
       onStep: async (msgs, step) => {
-        await states.update(sessionId, (cur) => ({ ...heldBy(hold, cur), messages: [...msgs], step, status: 'running', owed: undefined }));
+        await states.update(sessionId, (cur) => ({ ...hold.check(cur), messages: [...msgs], step, status: 'running', owed: undefined }));
       },
     });
     if (hold.lost) return sendFailure(sse, 'session_busy', new LeaseLostError(sessionId).message);
@@ -151,7 +151,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
       const listed = (await index.add(sessionId, { requestId: record.requestId }).catch(onError)) ?? undefined;
       // Durable first, the lease let go in the same write: only a run that is on disk may be announced.
       await states.update(sessionId, (cur) => ({
-        ...heldBy(hold, cur),
+        ...hold.check(cur),
         messages,
         step,
         status: 'paused',
@@ -168,7 +168,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
     // An outcome settles what was owed, except an abort before the model answered: a sweep may still continue it.
     let unlisted: string | undefined;
     await states.update(sessionId, (cur) => {
-      const base = heldBy(hold, cur);
+      const base = hold.check(cur);
       const owed = outcome.kind === 'aborted' ? base.owed : undefined;
       unlisted = owed ? undefined : base.listed;
       return {
@@ -315,7 +315,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
     }
     let unlisted: string | undefined;
     const start = await states.update(sessionId, (cur) => {
-      unlisted = heldBy(hold, cur).listed;
+      unlisted = hold.check(cur).listed;
       return userTurn(sessionId, cur, message);
     });
     await unlist(sessionId, unlisted);

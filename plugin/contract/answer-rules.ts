@@ -3,7 +3,7 @@
  * stored form) and the widget (which checks before sending). No dependency: it ships in the browser.
  */
 import { compareDecimal, isOnStep, parseDecimal } from './decimal.js';
-import { isChoiceMode, type Mode } from './limits.js';
+import { isChoiceMode, type Mode, type TextFormat } from './limits.js';
 
 export interface FormShape {
   mode: Mode;
@@ -20,6 +20,8 @@ export interface FormShape {
   /** Multiple and toggle: how many ids. */
   minSelections?: number;
   maxSelections?: number;
+  /** Text: the answer's format (MCP elicitation, §10). */
+  format?: TextFormat;
 }
 
 export interface AnswerShape {
@@ -46,7 +48,9 @@ export type AnswerProblem =
   | 'under_min_length'
   | 'over_max_length'
   | 'too_few_selections'
-  | 'too_many_selections';
+  | 'too_many_selections'
+  // MCP elicitation (§10).
+  | 'bad_format';
 
 export type AnswerCheck = { ok: true } | { ok: false; problem: AnswerProblem; field: 'selections' | 'customInput'; message: string };
 
@@ -130,6 +134,21 @@ function checkLength(form: FormShape, text: string): AnswerCheck {
   return { ok: true };
 }
 
+const FORMATS: Record<TextFormat, { test(s: string): boolean; says: string }> = {
+  email: { test: (s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s), says: 'an email address such as name@example.com' },
+  uri: { test: (s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s), says: 'a URI such as https://example.com/page' },
+  'date-time': {
+    test: (s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)),
+    says: 'a date and time such as 2026-12-04T15:30:00Z',
+  },
+};
+
+/** The format an MCP elicitation asked for, on a text answer. */
+function checkFormat(format: TextFormat | undefined, text: string): AnswerCheck {
+  if (!format || FORMATS[format].test(text.trim())) return { ok: true };
+  return fail('bad_format', 'customInput', `expected ${FORMATS[format].says}`);
+}
+
 /** `min`, `max` and `step` of a number question, in exact decimal arithmetic. */
 function checkNumberBounds(form: FormShape, text: string): AnswerCheck {
   const value = parseDecimal(text);
@@ -179,7 +198,12 @@ export function checkAnswer(form: FormShape, answer: AnswerShape): AnswerCheck {
     if (selections.length > 0) return fail('selections_not_allowed', 'selections', `mode "${form.mode}" takes no selections`);
     switch (form.mode) {
       case 'text':
-        return isBlank(customInput) ? fail('text_required', 'customInput', 'an answer is required') : checkLength(form, customInput);
+        return isBlank(customInput)
+          ? fail('text_required', 'customInput', 'an answer is required')
+          : first(
+              () => checkLength(form, customInput),
+              () => checkFormat(form.format, customInput),
+            );
       case 'number':
         return isFiniteDecimal(customInput)
           ? checkNumberBounds(form, customInput)

@@ -9,6 +9,10 @@ export type Mode = (typeof MODES)[number];
 export const CHOICE_MODES = ['single', 'multiple', 'toggle'] as const satisfies readonly Mode[];
 export type ChoiceMode = (typeof CHOICE_MODES)[number];
 
+/** Formats a text answer may be held to (MCP elicitation, §10). */
+export const TEXT_FORMATS = ['email', 'uri', 'date-time'] as const;
+export type TextFormat = (typeof TEXT_FORMATS)[number];
+
 export const isChoiceMode = (mode: string): mode is ChoiceMode => (CHOICE_MODES as readonly string[]).includes(mode);
 
 export const LIMITS = {
@@ -34,6 +38,8 @@ export const LIMITS = {
   previewsTotal: 20_000,
   /** Questions in one call (docs/protocol.md §9.2). */
   questions: 4,
+  /** Questions on one card: an MCP elicitation may ask more than a model's call (§10). */
+  cardQuestions: 20,
   /** `id` of a question: 1–64 of [A-Za-z0-9_-]. */
   questionId: 64,
   /** `header`: a question's short chip label. */

@@ -6,7 +6,7 @@
  * `import type` only, and the dependency-free rules in `answer-rules.ts`.
  */
 import { z } from 'zod';
-import { LIMITS, MODES, CHOICE_MODES, isChoiceMode, type Mode } from './limits.js';
+import { LIMITS, MODES, CHOICE_MODES, TEXT_FORMATS, isChoiceMode, type Mode } from './limits.js';
 import { BOUND_KEYS, boundsFields, boundsIssues } from './bounds.js';
 
 export { LIMITS, MODES, CHOICE_MODES };
@@ -144,7 +144,11 @@ export const sessionIdSchema = z
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
 /** A question as the card gets it (§9.2): options only on choice modes, `required` always said. */
-export const formQuestionSchema = askUserQuestionSchema.extend({ required: z.boolean() });
+export const formQuestionSchema = askUserQuestionSchema.extend({
+  required: z.boolean(),
+  /** Text questions of an MCP elicitation (§10): the answer must have this format. Never from the model. */
+  format: z.enum(TEXT_FORMATS).optional(),
+});
 export type FormQuestion = z.infer<typeof formQuestionSchema>;
 
 export const userInputRequiredSchema = askUserArgsObject.omit({ questions: true }).extend({
@@ -206,7 +210,7 @@ export const continueBodySchema = z
     };
     if (body.answers === undefined) one([], body);
     else {
-      if (body.answers.length > LIMITS.questions) add(['answers'], `at most ${LIMITS.questions} answers`);
+      if (body.answers.length > LIMITS.cardQuestions) add(['answers'], `at most ${LIMITS.cardQuestions} answers`);
       body.answers.forEach((a, i) => one(['answers', i], a));
     }
   });

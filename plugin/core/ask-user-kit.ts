@@ -4,7 +4,15 @@
  * object. An adapter (plugin/adapters/: Koa, Express, Fetch/Hono) serves the routes and the chat stream.
  */
 import { consoleAuditLogger, recordEntry, safeAuditLogger, type AuditLogger } from './audit.js';
-import { createCoordinator, type CloseStatus, type InterceptContext, type InterceptResult, type ToolCallLike } from './coordinator.js';
+import {
+  createCoordinator,
+  type AskContext,
+  type CloseStatus,
+  type InterceptContext,
+  type InterceptResult,
+  type ToolCallLike,
+} from './coordinator.js';
+import type { AskUserForm, UserInputRequired } from '../contract/schema.js';
 import { createInProcessHost, type InProcessAnswer, type InProcessHost } from './in-process-host.js';
 import { lazyStore } from './lazy-store.js';
 import { createRoutes, type RouteRequest, type RouteResult } from './routes.js';
@@ -78,6 +86,8 @@ export interface AskUserKit<Ctx = any, R extends RunHost = RunHost> {
   /** Heartbeat and timers for the chat streams adapters open. */
   readonly sseOptions: OpenSseOptions;
   /** Split a turn's tool calls, ask the first valid `ask_user`, and say whether the run must pause. */
+  /** Store an already valid question (not from a model's tool call, e.g. an MCP elicitation) and announce it. */
+  ask(form: AskUserForm, context: AskContext): Promise<{ record: InteractionRecord; event: UserInputRequired }>;
   intercept<C extends ToolCallLike>(toolCalls: readonly C[], context: InterceptContext): Promise<InterceptResult<C>>;
   /** Close the session's open question before a new user message runs: `superseded` (or `expired`). */
   supersede(sessionId: string): Promise<InteractionRecord | undefined>;
@@ -151,6 +161,7 @@ export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options
   runtime = options.runtime?.({
     store,
     intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),
+    ask: (form, context) => coordinator.ask(form, context),
     supersede: (sessionId) => coordinator.supersede(sessionId),
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     auditRecovered,
@@ -172,6 +183,7 @@ export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options
     supersede: (sessionId) => coordinator.supersede(sessionId),
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     closeInteraction: (requestId, status) => coordinator.closeInteraction(requestId, status),
+    ask: (form, context) => coordinator.ask(form, context),
     auditRecovered,
     runtime,
     waitForAnswer(requestId, signal) {

@@ -62,6 +62,16 @@ export interface InterceptResult<C extends ToolCallLike = ToolCallLike> {
 
 export type CloseStatus = 'expired' | 'superseded';
 
+export interface AskContext {
+  sessionId: string;
+  /** The call the answer is the result of: the model's tool call, or a host's own id. */
+  toolCallId: string;
+  /** Where `user_input_required` is written; omit to deliver the returned event yourself. */
+  sse?: SseSink;
+  /** The caller already closed every open interaction of the session. @default false */
+  noneOpen?: boolean;
+}
+
 export interface CoordinatorOptions {
   store: PendingStore;
   host: RunHost;
@@ -106,6 +116,8 @@ function formQuestionOf(q: AskUserQuestion): FormQuestion {
   if (q.options !== undefined) out.options = q.options;
   if (q.allowCustom !== undefined) out.allowCustom = q.allowCustom;
   for (const key of BOUND_KEYS) if (q[key] !== undefined) (out as Record<string, unknown>)[key] = q[key];
+  const { format } = q as { format?: FormQuestion['format'] };
+  if (format) out.format = format;
   return out;
 }
 
@@ -268,15 +280,26 @@ export function createCoordinator(options: CoordinatorOptions) {
       }
     }
     if (!asked) return { pause: false, ordinaryCalls, errorResults };
+    const { record, event } = await ask(asked.form, { sessionId, toolCallId: asked.call.id, ...(sse ? { sse } : {}), noneOpen });
+    return { pause: true, interaction: record, event, ordinaryCalls, errorResults };
+  }
 
+  /**
+   * Store a question that is already valid (from interception, or built by the host, as an MCP
+   * elicitation is) as the session's pending interaction, announce it, audit it and time its expiry.
+   */
+  async function ask(
+    form: AskUserForm,
+    { sessionId, toolCallId, sse, noneOpen = false }: AskContext,
+  ): Promise<{ record: InteractionRecord; event: UserInputRequired }> {
     // One session, one pending interaction: an older one still open is closed before the new one exists.
     if (!noneOpen) await supersede(sessionId);
     const createdAt = now();
     const record: InteractionRecord = {
       requestId: newId(),
-      toolCallId: asked.call.id,
+      toolCallId,
       sessionId,
-      form: asked.form,
+      form,
       createdAt,
       expiresAt: createdAt + ttlMs,
       status: 'pending',
@@ -286,7 +309,7 @@ export function createCoordinator(options: CoordinatorOptions) {
     sse?.send('user_input_required', event);
     audit.audit(recordEntry('asked', record, createdAt));
     scheduleExpiry(record);
-    return { pause: true, interaction: record, event, ordinaryCalls, errorResults };
+    return { record, event };
   }
 
   function close() {
@@ -294,7 +317,7 @@ export function createCoordinator(options: CoordinatorOptions) {
     timers.clear();
   }
 
-  return { intercept, supersede, expireDue, closeInteraction, clearTimer, close };
+  return { intercept, ask, supersede, expireDue, closeInteraction, clearTimer, close };
 }
 
 export type Coordinator = ReturnType<typeof createCoordinator>;

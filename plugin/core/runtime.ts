@@ -3,7 +3,8 @@
  * `createAskUserKit({ runtime })` calls the factory once with the store and its coordinator, and the
  * runtime it returns is the kit's RunHost. Neither needs the other introduced afterwards.
  */
-import type { InterceptResult, ToolCallLike } from './coordinator.js';
+import type { AskContext, InterceptResult, ToolCallLike } from './coordinator.js';
+import type { AskUserForm, UserInputRequired } from '../contract/schema.js';
 import type { RunHost } from './host.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 
@@ -11,6 +12,8 @@ import type { InteractionRecord, PendingStore } from '../store/types.js';
 export interface RuntimeCore {
   readonly store: PendingStore;
   intercept(toolCalls: readonly ToolCallLike[], ctx: { sessionId: string; noneOpen?: boolean }): Promise<InterceptResult>;
+  /** Store an already valid question as the session's pending interaction and announce it (MCP elicitation). */
+  ask(form: AskUserForm, ctx: AskContext): Promise<{ record: InteractionRecord; event: UserInputRequired }>;
   /** Close the session's open interaction (superseded, or expired when overdue); the host's `closed` runs. */
   supersede(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Close the session's interaction as expired if it is overdue. */

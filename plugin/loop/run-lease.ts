@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PendingStore } from '../store/types.js';
-import type { RunLease, RunState } from './run-state.js';
+import type { RunLease } from './run-state.js';
 
 export class SessionBusyError extends Error {
   readonly code = 'session_busy';
@@ -61,8 +61,8 @@ export class Hold {
     return this.#lost;
   }
 
-  /** Throws LeaseLostError unless `current` is still held by this run. */
-  check(current: RunState | undefined): RunState {
+  /** Throws LeaseLostError unless `current` (a run of any runtime) is still held by this run. */
+  check<T extends { lease?: RunLease }>(current: T | undefined): T {
     if (!current || current.lease?.owner !== this.lease.owner) {
       this.#lost = true;
       throw new LeaseLostError(this.sessionId);

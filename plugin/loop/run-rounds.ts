@@ -89,7 +89,7 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
       // Ordinary calls run first, so the question reaches the user only once the turn's other work is done.
       for (const call of out.toolCalls) {
         if (asks.includes(call)) continue;
-        results.set(call.id, await registry.run(call, { sessionId, signal: sse.signal }, offered));
+        results.set(call.id, await registry.run(call, { sessionId, signal: sse.signal, sse }, offered));
         if (sse.signal.aborted) return { kind: 'aborted', round };
       }
       let pause: InterceptResult | undefined;

@@ -60,11 +60,18 @@ export class StateConflictError extends Error {
   }
 }
 
+/** What a stored run needs for compare-and-set: its session, a revision, and when it was written. */
+export interface StoredRun {
+  sessionId: string;
+  rev: number;
+  updatedAt: number;
+}
+
 /**
  * `undefined` from a mutation means "nothing to change" (the write was already done: idempotent). A
  * mutation returns a new value and never changes its argument, which may be shared with a cache.
  */
-export type Mutation = (current: RunState | undefined) => RunState | undefined;
+export type Mutation<T extends StoredRun = RunState> = (current: T | undefined) => T | undefined;
 
 /** How many sessions' last-seen state a process keeps, to write without reading first. */
 const SEEN_RUNS = 4096;
@@ -77,13 +84,14 @@ export interface RunStatesOptions {
   now?: () => number;
 }
 
-export class RunStates {
+/** Runs of any runtime (the plugin loop's, the AI SDK adapter's), each under its own key prefix. */
+export class RunStates<T extends StoredRun = RunState> {
   readonly #store: PendingStore;
   readonly #prefix: string;
   readonly #attempts: number;
   readonly #now: () => number;
   /** The entry each session had when this process last read or wrote it; a stale one only fails a swap. */
-  readonly #seen = new Map<string, StateEntry<RunState> | null>();
+  readonly #seen = new Map<string, StateEntry<T> | null>();
 
   constructor(store: PendingStore, options: RunStatesOptions = {}) {
     const { keyPrefix = 'run:', attempts = 25, now = Date.now } = options;
@@ -98,7 +106,7 @@ export class RunStates {
   }
 
   /** The stored run, read from the store (never from the cache). */
-  async get(sessionId: string): Promise<RunState | undefined> {
+  async get(sessionId: string): Promise<T | undefined> {
     return (await this.read(sessionId))?.value;
   }
 
@@ -107,7 +115,7 @@ export class RunStates {
    * stored. The first try starts from what this process saw last, without a read; a decision to change
    * nothing is only taken on a fresh read.
    */
-  async update(sessionId: string, mutate: Mutation): Promise<RunState | undefined> {
+  async update(sessionId: string, mutate: Mutation<T>): Promise<T | undefined> {
     let entry = this.#seen.get(sessionId);
     let fresh = entry === undefined;
     if (fresh) entry = (await this.read(sessionId)) ?? null;
@@ -128,8 +136,8 @@ export class RunStates {
   }
 
   /** Write `next` only if the run is still `base` (undefined: no run yet); the state written, or undefined. */
-  async put(sessionId: string, base: StateEntry<RunState> | undefined, next: RunState): Promise<RunState | undefined> {
-    const written: RunState = { ...next, sessionId, rev: (base?.value.rev ?? 0) + 1, updatedAt: this.#now() };
+  async put(sessionId: string, base: StateEntry<T> | undefined, next: T): Promise<T | undefined> {
+    const written: T = { ...next, sessionId, rev: (base?.value.rev ?? 0) + 1, updatedAt: this.#now() };
     const version = await this.#store.casState(this.key(sessionId), written, { ifVersion: base ? base.version : null });
     if (version === undefined) {
       this.#seen.delete(sessionId);
@@ -140,19 +148,19 @@ export class RunStates {
   }
 
   /** The entry last seen by this process, or a fresh read when there is none. */
-  async entry(sessionId: string): Promise<StateEntry<RunState> | undefined> {
+  async entry(sessionId: string): Promise<StateEntry<T> | undefined> {
     const seen = this.#seen.get(sessionId);
     return seen === undefined ? this.read(sessionId) : (seen ?? undefined);
   }
 
   /** A fresh read, remembered. */
-  async read(sessionId: string): Promise<StateEntry<RunState> | undefined> {
-    const entry = await this.#store.getState<RunState>(this.key(sessionId));
+  async read(sessionId: string): Promise<StateEntry<T> | undefined> {
+    const entry = await this.#store.getState<T>(this.key(sessionId));
     this.#remember(sessionId, entry ?? null);
     return entry;
   }
 
-  #remember(sessionId: string, entry: StateEntry<RunState> | null): void {
+  #remember(sessionId: string, entry: StateEntry<T> | null): void {
     this.#seen.delete(sessionId);
     this.#seen.set(sessionId, entry);
     if (this.#seen.size > SEEN_RUNS) this.#seen.delete(this.#seen.keys().next().value!);

@@ -3,12 +3,15 @@
  * that are not a JSON object, or a tool that throws all become an error tool message the model can read
  * and correct — the loop never crashes on the model's mistakes (openai-node's runner does the same).
  */
+import type { SseSink } from '../core/host.js';
 import type { AccumulatedToolCall } from './tool-call-accumulator.js';
 
 export interface ToolRunContext {
   sessionId: string;
   /** Aborted when the chat stream's client leaves. */
   signal: AbortSignal;
+  /** The turn's chat stream, for a tool that asks the user itself (an MCP elicitation, say); the plugin loop always gives it. */
+  sse?: SseSink;
 }
 
 export interface LoopTool {

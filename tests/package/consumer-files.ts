@@ -14,6 +14,8 @@ import { koaRoutes, readJsonBody } from 'ask-user-kit/plugin/koa';
 import { fetchRoutes, webSse } from 'ask-user-kit/plugin/fetch';
 import { honoRoutes } from 'ask-user-kit/plugin/hono';
 import { createAgentLoop, type AgentLoop, type LoopTool } from 'ask-user-kit/plugin/loop';
+import { aiSdkRuntime, askUserTool } from 'ask-user-kit/plugin/ai-sdk';
+import { mcpElicitation, formFromElicitation } from 'ask-user-kit/plugin/mcp';
 import { AskUserCard, fetchPending, startChat, type AskUserRequest, type ChatEvent } from 'ask-user-kit/widget';
 import * as standalone from 'ask-user-kit/widget/standalone';
 
@@ -21,7 +23,7 @@ export const tool: LoopTool = { name: 'lookup', description: 'Looks something up
 export async function wire(store: PendingStore): Promise<AskUserKit> {
   const kit = createAskUserKit({ store, authorize: (_ctx, sessionId) => sessionId.length > 0 });
   const loop: AgentLoop | undefined = undefined;
-  void [loop, createAgentLoop, readJsonBody, openStore, koaRoutes, fetchRoutes, webSse, honoRoutes];
+  void [loop, createAgentLoop, readJsonBody, openStore, koaRoutes, fetchRoutes, webSse, honoRoutes, aiSdkRuntime, askUserTool, mcpElicitation, formFromElicitation];
   return kit;
 }
 export const sessionId: string = sessionIdSchema.parse('s-1');

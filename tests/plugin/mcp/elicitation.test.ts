@@ -1,0 +1,321 @@
+/**
+ * Contract §10 against a real MCP server from the SDK over its streamable HTTP transport on loopback: a
+ * tool that elicits becomes one card on the chat stream of the run that called it; the card's answer goes
+ * back to the MCP server as `accept` with typed content (once), its cancel as `decline`; an invalid answer
+ * is refused with 422 and can be fixed; a schema outside the mapping is declined without showing anything;
+ * a kit that does not hold the MCP request (a restart) shows the card as not resumable.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import OpenAI from 'openai';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { allowAnyCaller, createAskUserKit, openStore, type PendingStore } from '../../../plugin/index.js';
+import { koaRoutes, koaSse, readJsonBody } from '../../../plugin/adapters/koa.js';
+import { agentRuntime, type LoopTool } from '../../../plugin/loop/index.js';
+import { mcpElicitation } from '../../../plugin/mcp/index.js';
+import { startScriptedModel, type ScriptedModel } from '../../helpers/scripted-model.js';
+import { parseSse } from '../harness.js';
+
+const MEETING_SCHEMA = {
+  type: 'object',
+  properties: {
+    date: { type: 'string', format: 'date', title: 'Day' },
+    duration: { type: 'integer', title: 'Minutes', minimum: 15, maximum: 120, default: 30 },
+    attendees: {
+      type: 'array',
+      title: 'Who',
+      items: {
+        anyOf: [
+          { const: 'ana', title: 'Ana' },
+          { const: 'bo', title: 'Bo' },
+        ],
+      },
+      minItems: 1,
+    },
+    confirm: { type: 'boolean', title: 'Send invites?' },
+    email: { type: 'string', format: 'email', title: 'Reply to' },
+  },
+  required: ['date', 'duration', 'attendees', 'confirm'],
+};
+
+/** A meeting server: its tool elicits with `schema` and returns what came back. */
+async function startMeetingServer(schema: unknown) {
+  const results: ElicitResult[] = [];
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const read = async (req: IncomingMessage) => {
+    const parts: Buffer[] = [];
+    for await (const p of req) parts.push(p as Buffer);
+    return parts.length ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
+  };
+  const server: Server = createServer(async (req, res) => {
+    const sid = req.headers['mcp-session-id'];
+    const body = req.method === 'POST' ? await read(req) : undefined;
+    let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
+    if (!transport) {
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, created),
+      });
+      const mcp = new McpServer({ name: 'meetings', version: '1.0.0' });
+      mcp.registerTool('book_meeting', { description: 'Book a meeting' }, async () => {
+        const result = await mcp.server.elicitInput({
+          mode: 'form',
+          message: 'Book the meeting\nPick a day and who comes.',
+          requestedSchema: schema as never,
+        });
+        results.push(result);
+        return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+      });
+      await mcp.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    results,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+/** The agent server: the kit's routes and a chat route on Koa, the loop with one MCP-backed tool. */
+async function startHost(store: PendingStore, model: ScriptedModel, mcpUrl: string, declined: string[] = [], ttlMs?: number) {
+  const elicitation = mcpElicitation({ locale: 'en', onDeclined: (reason) => void declined.push(reason) });
+  const client = new Client({ name: 'ask-user-kit-test', version: '1.0.0' });
+  elicitation.attach(client);
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+  const book: LoopTool = {
+    name: 'book_meeting',
+    description: 'Book a meeting',
+    parameters: { type: 'object', properties: {} },
+    run: async (_args, ctx) => {
+      const result = await elicitation.during(client, { sessionId: ctx.sessionId, sse: ctx.sse }, () =>
+        client.callTool({ name: 'book_meeting', arguments: {} }),
+      );
+      return (result.content as Array<{ text: string }>)[0]!.text;
+    },
+  };
+  const kit = createAskUserKit({
+    store,
+    authorize: allowAnyCaller,
+    logger: { audit() {} },
+    ...(ttlMs ? { ttlMs } : {}),
+    runtime: elicitation.around(
+      agentRuntime({ client: new OpenAI({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'm', tools: [book] }),
+    ),
+  });
+  const app = new Koa();
+  app.silent = true;
+  app.use(koaRoutes(kit));
+  app.use(async (ctx, next) => {
+    if (ctx.method !== 'POST' || ctx.path !== '/api/chat') return next();
+    const body = (await readJsonBody(ctx)) as { sessionId: string; message: string };
+    await kit.runtime.chat({ ...body, sse: koaSse(kit, ctx) });
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const post = (path: string, body: unknown) =>
+    fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return {
+    url,
+    post,
+    /** Starts a chat and resolves once its stream shows the card; `rest` is the rest of the stream. */
+    async chatUntilCard(sessionId: string) {
+      const res = await post('/api/chat', { sessionId, message: 'book it' });
+      const reader = res.body!.getReader();
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString('utf8');
+        const card = parseSse(text).frames.find((f) => f.event === 'user_input_required');
+        if (card) {
+          const rest = (async () => {
+            for (;;) {
+              const next = await reader.read();
+              if (next.done) return parseSse(text).frames;
+              text += Buffer.from(next.value).toString('utf8');
+            }
+          })();
+          return { card: card.data as any, rest };
+        }
+      }
+      return { card: undefined, rest: Promise.resolve(parseSse(text).frames) };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await client.close();
+      await kit.close();
+    },
+  };
+}
+
+let model: ScriptedModel;
+before(async () => {
+  model = await startScriptedModel({ fallback: { text: 'booked' } });
+});
+after(() => model.close());
+
+const answers = (duration: string) => [
+  { id: 'date', selections: [], customInput: '2026-12-10' },
+  { id: 'duration', selections: [], customInput: duration },
+  { id: 'attendees', selections: ['ana', 'bo'], customInput: '' },
+  { id: 'confirm', selections: ['true'], customInput: '' },
+  { id: 'email', selections: [], customInput: '' },
+];
+
+test('an elicitation becomes one card; a wrong answer is refused 422, the fixed one goes back typed, once', async (t) => {
+  const meetings = await startMeetingServer(MEETING_SCHEMA);
+  const store = await openStore('memory');
+  const host = await startHost(store, model, meetings.url);
+  t.after(async () => {
+    await host.close();
+    await meetings.close();
+    await store.close();
+  });
+  model.enqueue({ toolCalls: [{ id: 'call_book', name: 'book_meeting', arguments: {} }] }, { text: 'booked' });
+  const { card, rest } = await host.chatUntilCard('s-mcp');
+  assert.ok(card, 'the card reached the chat stream');
+  assert.equal(card.mode, 'form');
+  assert.equal(card.title, 'Book the meeting');
+  assert.equal(card.description, 'Pick a day and who comes.');
+  assert.deepEqual(
+    card.questions.map((q: any) => [q.id, q.mode, q.required]),
+    [
+      ['date', 'date', true],
+      ['duration', 'number', true],
+      ['attendees', 'multiple', true],
+      ['confirm', 'single', true],
+      ['email', 'text', false],
+    ],
+  );
+  assert.deepEqual([card.questions[1].min, card.questions[1].max, card.questions[1].step, card.questions[1].default], [15, 120, 1, '30']);
+  assert.deepEqual(card.questions[3].options, [
+    { id: 'true', label: 'Yes' },
+    { id: 'false', label: 'No' },
+  ]);
+  assert.equal(card.questions[4].format, 'email');
+
+  const base = { sessionId: 's-mcp', requestId: card.id, cancelled: false };
+  const wrong = await host.post('/api/chat/continue', { ...base, answers: answers('200') });
+  assert.equal(wrong.status, 422, await wrong.clone().text());
+  assert.equal(((await wrong.json()) as any).error.field, 'answers[1].customInput');
+  const badEmail = await host.post('/api/chat/continue', {
+    ...base,
+    answers: answers('45').map((a) => (a.id === 'email' ? { ...a, customInput: 'nope' } : a)),
+  });
+  assert.equal(((await badEmail.json()) as any).error.field, 'answers[4].customInput', 'the format is checked on the answer');
+  assert.equal(meetings.results.length, 0, 'nothing reached the MCP server yet');
+
+  const ok = await host.post('/api/chat/continue', { ...base, answers: answers('45') });
+  assert.equal(ok.status, 200);
+  const frames = parseSse(await ok.text()).frames;
+  assert.deepEqual(
+    frames.map((f) => f.event),
+    ['interaction_resolved', 'done'],
+  );
+  const chat = await rest;
+  const result = chat.find((f) => f.event === 'tool_result' && (f.data as any).toolCallId === 'call_book');
+  assert.ok(result, 'the MCP tool finished inside the run');
+  assert.deepEqual(meetings.results, [
+    { action: 'accept', content: { date: '2026-12-10', duration: 45, attendees: ['ana', 'bo'], confirm: true } },
+  ]);
+  assert.deepEqual(chat.at(-1)!.data, { reason: 'completed' });
+  const again = await host.post('/api/chat/continue', { ...base, answers: answers('60') });
+  assert.equal(again.status, 409, 'a duplicate is refused');
+  assert.equal(meetings.results.length, 1, 'the MCP server received exactly one result');
+});
+
+test("the card's cancel answers decline; a schema outside the mapping is declined without a card", async (t) => {
+  const meetings = await startMeetingServer(MEETING_SCHEMA);
+  // Valid MCP (primitive properties only), but more questions than a card holds.
+  const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`field${i}`, { type: 'string' }]));
+  const nested = await startMeetingServer({ type: 'object', properties: many });
+  const store = await openStore('memory');
+  const declined: string[] = [];
+  const host = await startHost(store, model, meetings.url);
+  const other = await startHost(store, model, nested.url, declined);
+  t.after(async () => {
+    await host.close();
+    await other.close();
+    await meetings.close();
+    await nested.close();
+    await store.close();
+  });
+  model.enqueue({ toolCalls: [{ id: 'call_decl', name: 'book_meeting', arguments: {} }] }, { text: 'fine' });
+  const { card, rest } = await host.chatUntilCard('s-decline');
+  const cancelled = await host.post('/api/chat/continue', { sessionId: 's-decline', requestId: card.id, answers: [], cancelled: true });
+  assert.deepEqual(
+    parseSse(await cancelled.text()).frames.map((f) => f.event),
+    ['interaction_resolved', 'done'],
+  );
+  await rest;
+  assert.deepEqual(meetings.results, [{ action: 'decline' }]);
+
+  model.enqueue({ toolCalls: [{ id: 'call_nested', name: 'book_meeting', arguments: {} }] }, { text: 'fine' });
+  const shown = await other.chatUntilCard('s-nested');
+  assert.equal(shown.card, undefined, 'nothing was shown');
+  assert.deepEqual(nested.results, [{ action: 'decline' }]);
+  assert.match(declined.join('\n'), /requestedSchema has 21 properties; a card takes 1 to 20/, 'and it was logged');
+});
+
+test('a kit that does not hold the MCP request (after a restart) shows the card as not resumable', async (t) => {
+  const meetings = await startMeetingServer(MEETING_SCHEMA);
+  const store = await openStore('memory');
+  const host = await startHost(store, model, meetings.url);
+  const restarted = await startHost(store, model, meetings.url);
+  t.after(async () => {
+    await host.close();
+    await restarted.close();
+    await meetings.close();
+    await store.close();
+  });
+  model.enqueue({ toolCalls: [{ id: 'call_lost', name: 'book_meeting', arguments: {} }] }, { text: 'stopped' });
+  const { card, rest } = await host.chatUntilCard('s-lost');
+  const pending = (await (await fetch(`${restarted.url}/api/interactions/pending?sessionId=s-lost`)).json()) as any;
+  assert.equal(pending.pending.id, card.id);
+  assert.equal(pending.pending.resumable, false);
+  const refused = await restarted.post('/api/chat/continue', {
+    sessionId: 's-lost',
+    requestId: card.id,
+    answers: answers('30'),
+    cancelled: false,
+  });
+  assert.equal(refused.status, 409);
+  assert.equal(((await refused.json()) as any).error.code, 'not_resumable');
+  // The process that holds the request can still answer it; the run then ends as usual.
+  const own = await host.post('/api/chat/continue', { sessionId: 's-lost', requestId: card.id, answers: [], cancelled: true });
+  assert.equal(own.status, 200);
+  await own.text();
+  await rest;
+  assert.deepEqual(meetings.results, [{ action: 'decline' }]);
+});
+
+test('an elicitation card left to expire answers the MCP server cancel, and the run goes on', async (t) => {
+  const meetings = await startMeetingServer(MEETING_SCHEMA);
+  const store = await openStore('memory');
+  const host = await startHost(store, model, meetings.url, [], 1_000);
+  t.after(async () => {
+    await host.close();
+    await meetings.close();
+    await store.close();
+  });
+  model.enqueue({ toolCalls: [{ id: 'call_exp', name: 'book_meeting', arguments: {} }] }, { text: 'later then' });
+  const { card, rest } = await host.chatUntilCard('s-exp');
+  assert.ok(card);
+  const chat = await rest;
+  assert.deepEqual(meetings.results, [{ action: 'cancel' }]);
+  assert.equal((chat.find((f) => f.event === 'tool_result')!.data as any).content, '{"action":"cancel"}');
+  assert.deepEqual(chat.at(-1)!.data, { reason: 'completed' });
+});
