@@ -12,6 +12,8 @@ import type { PendingStore } from '../plugin/store/types.js';
 import type { SseSink } from '../plugin/core/host.js';
 import { sessionIdSchema, LIMITS } from '../plugin/contract/schema.js';
 import { agentRuntime, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
+import type { AiSdkRuntime } from '../plugin/ai-sdk/index.js';
+import { asDemoLoop, demoAiSdkRuntime } from './ai-sdk-runtime.js';
 import { TraceBook } from './trace.js';
 import { demoTools } from './tools.js';
 import { ownsSession } from './session-owners.js';
@@ -19,8 +21,8 @@ import { closingsOf, recordClosings, sessionView } from './session-view.js';
 
 export const DEMO_SERVERS = ['koa', 'express', 'hono'] as const;
 export type DemoServer = (typeof DEMO_SERVERS)[number];
-/** The agent loop on Chat Completions, or on the OpenAI Responses API. */
-export const DEMO_RUNTIMES = ['chat', 'responses'] as const;
+/** The agent loop on Chat Completions or on the OpenAI Responses API, or the kit's Vercel AI SDK runtime. */
+export const DEMO_RUNTIMES = ['chat', 'responses', 'ai-sdk'] as const;
 export type DemoRuntime = (typeof DEMO_RUNTIMES)[number];
 
 export interface DemoAppOptions {
@@ -117,21 +119,27 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
   };
   // In-process: the run's state lives in this process only, so after a restart the card cannot resume.
   const stateStore = hostMode === 'in-process' ? await openStore('memory') : undefined;
-  const kit = createAskUserKit<Ctx, AgentLoop>({
-    ...kitOptions,
-    runtime: agentRuntime({
-      client,
-      model,
-      tools,
-      maxRounds,
-      locale,
-      system,
-      api: runtime,
-      ...(stateStore ? { stateStore } : {}),
-      ...(options.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: options.modelIdleTimeoutMs } : {}),
-      ...(options.onError ? { onError: options.onError } : {}),
-    }),
-  });
+  const shared = {
+    client,
+    model,
+    tools,
+    maxRounds,
+    locale,
+    system,
+    ...(stateStore ? { stateStore } : {}),
+    ...(options.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: options.modelIdleTimeoutMs } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  };
+  // The AI SDK runtime is seen through the loop's surface, so routes, page and tests stay the same.
+  const kit: AskUserKit<Ctx, AgentLoop> & { readonly runtime: AgentLoop } =
+    runtime === 'ai-sdk'
+      ? (() => {
+          const built = createAskUserKit<Ctx, AiSdkRuntime>({ ...kitOptions, runtime: demoAiSdkRuntime(shared) });
+          return Object.assign(built, { runtime: asDemoLoop(built.runtime) }) as unknown as AskUserKit<Ctx, AgentLoop> & {
+            readonly runtime: AgentLoop;
+          };
+        })()
+      : createAskUserKit<Ctx, AgentLoop>({ ...kitOptions, runtime: agentRuntime({ ...shared, api: runtime }) });
   const loop = kit.runtime;
 
   return {

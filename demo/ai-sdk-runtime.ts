@@ -1,0 +1,110 @@
+/**
+ * The demo on the Vercel AI SDK (ASK_USER_RUNTIME=ai-sdk): the kit's AI SDK runtime on the AI SDK's
+ * OpenAI-compatible provider, pointed at the same endpoint the demo's `openai` client uses, with the
+ * demo's tools. Its run state holds the AI SDK's own messages; the page's history redraw reads them
+ * through `loopView`, in the shape the plugin loop stores, so the page and its tests do not care.
+ */
+import type OpenAI from 'openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { aiSdkRuntime, fromLoopTools, type AiRunState, type AiSdkRuntime } from '../plugin/ai-sdk/index.js';
+import type { RuntimeFactory } from '../plugin/core/runtime.js';
+import type { AgentLoop, LoopTool, RunState } from '../plugin/loop/index.js';
+import type { PendingStore } from '../plugin/store/types.js';
+
+export interface DemoAiSdkOptions {
+  client: OpenAI;
+  model: string;
+  tools: LoopTool[];
+  maxRounds: number;
+  locale: 'zh' | 'en';
+  system: string;
+  stateStore?: PendingStore;
+  modelIdleTimeoutMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export function demoAiSdkRuntime(o: DemoAiSdkOptions): RuntimeFactory<AiSdkRuntime> {
+  const provider = createOpenAICompatible({
+    name: 'demo',
+    baseURL: o.client.baseURL,
+    ...(o.client.apiKey ? { apiKey: o.client.apiKey } : {}),
+  });
+  return aiSdkRuntime({
+    model: provider.chatModel(o.model),
+    tools: fromLoopTools(o.tools),
+    maxSteps: o.maxRounds,
+    locale: o.locale,
+    system: o.system,
+    settings: { maxRetries: 1 },
+    ...(o.stateStore ? { stateStore: o.stateStore } : {}),
+    ...(o.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: o.modelIdleTimeoutMs } : {}),
+    ...(o.onError ? { onError: o.onError } : {}),
+  });
+}
+
+type Part = {
+  type: string;
+  text?: string;
+  toolCallId?: string;
+  toolName?: string;
+  input?: unknown;
+  output?: { type: string; value: unknown };
+};
+const partsOf = (content: unknown): Part[] =>
+  typeof content === 'string' ? [{ type: 'text', text: content }] : ((content as Part[]) ?? []);
+const outputText = (output: Part['output']) =>
+  output?.type === 'text' || output?.type === 'error-text' ? String(output.value) : JSON.stringify(output?.value ?? null);
+
+/** An AI SDK run in the plugin loop's shape: user text, assistant text with its tool calls, one tool message per result. */
+export function loopView(run: AiRunState): RunState {
+  const messages: ChatCompletionMessageParam[] = [];
+  for (const m of run.messages) {
+    const parts = partsOf(m.content);
+    const said = parts.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('');
+    if (m.role === 'user') messages.push({ role: 'user', content: said });
+    else if (m.role === 'assistant') {
+      const calls = parts.filter((p) => p.type === 'tool-call');
+      messages.push({
+        role: 'assistant',
+        content: said || null,
+        ...(calls.length
+          ? {
+              tool_calls: calls.map((c) => ({
+                id: c.toolCallId!,
+                type: 'function' as const,
+                function: { name: c.toolName!, arguments: JSON.stringify(c.input ?? {}) },
+              })),
+            }
+          : {}),
+      });
+    } else if (m.role === 'tool') {
+      for (const p of parts)
+        if (p.type === 'tool-result') messages.push({ role: 'tool', tool_call_id: p.toolCallId!, content: outputText(p.output) });
+    }
+  }
+  return {
+    sessionId: run.sessionId,
+    status: run.status,
+    messages,
+    round: run.step,
+    rev: run.rev,
+    updatedAt: run.updatedAt,
+    ...(run.paused ? { paused: { requestId: run.paused.requestId, toolCallId: run.paused.toolCallId, round: run.paused.step } } : {}),
+  };
+}
+
+/** The AI SDK runtime with the loop's surface the demo uses (chat, sweep, getRun in the loop's shape). */
+export function asDemoLoop(runtime: AiSdkRuntime): AgentLoop {
+  return {
+    ...runtime,
+    getRun: async (sessionId) => {
+      const run = await runtime.getRun(sessionId);
+      return run ? loopView(run) : undefined;
+    },
+    rollForward: async (sessionId) => {
+      await runtime.rollForward(sessionId);
+      return { kind: 'nothing' };
+    },
+  };
+}
