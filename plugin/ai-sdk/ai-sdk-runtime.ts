@@ -14,11 +14,9 @@ import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { PendingStore } from '../store/types.js';
 import { redactSecrets, reportFailure, sendFailure } from '../loop/failures.js';
 import { PausedIndex } from '../loop/paused-index.js';
-import { LeaseLostError, RunLeases, SessionBusyError, type Hold } from '../loop/run-lease.js';
-import type { SweepReport } from '../loop/sweep.js';
+import { LeaseLostError, RunLeases, SessionBusyError, sessionLease, type Hold } from '../loop/run-lease.js';
+import { sweepMarkers, type SweepReport } from '../loop/sweep.js';
 import { AiRunStates, emptyAiRun, type AiRunState } from './ai-run-state.js';
-import { sweepAiMarkers } from './ai-sweep.js';
-import { sessionLease } from './session-lease.js';
 import { askUserTool } from './ask-user-tool.js';
 import { awaitsModelAfter, findToolResult, resultText, stalledOnAnswer } from './history.js';
 import type { StepSettings } from './model-step.js';
@@ -128,7 +126,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
   const unlist = (sessionId: string, version: string | undefined) =>
     version ? index.remove(sessionId, version).catch(onError) : undefined;
 
-  const { acquire, letGo } = sessionLease(states, leases, onError);
+  const { acquire, letGo } = sessionLease(states, leases, emptyAiRun, onError);
 
   /** Run steps under `hold`, then persist and announce the outcome. Always ends the stream with `done`. */
   async function drive(hold: Hold, sse: SseSink, start: AiRunState): Promise<void> {
@@ -358,15 +356,17 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
 
   let sweeping: Promise<SweepReport> | undefined;
   const sweep = (): Promise<SweepReport> => {
-    sweeping ??= sweepAiMarkers({
+    sweeping ??= sweepMarkers<AiRunState>({
       index,
       states,
       getMany: (ids) => store.getMany(ids),
       rollForward,
       resumeStalled,
       isRunning,
+      needsSweep: (run) => run?.status === 'paused' || stalledOnAnswer(run),
       signal: closing.signal,
       onError,
+      now: Date.now,
     }).finally(() => (sweeping = undefined));
     return sweeping;
   };

@@ -17,9 +17,9 @@ import type { RunHost, SseSink } from '../core/host.js';
 import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
-import { emptyRun, RunStates, StateConflictError, type RunState } from './run-state.js';
+import { emptyRun, RunStates, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type ModelApi, type RoundsOutcome } from './run-rounds.js';
-import { Hold, LeaseLostError, RunLeases, SessionBusyError } from './run-lease.js';
+import { Hold, LeaseLostError, RunLeases, SessionBusyError, sessionLease } from './run-lease.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
 import { awaitsModelAfter, rollForwardRun, stalledOnAnswer, writeToolResult, type RollForwardResult } from './tool-result-writer.js';
 import { redactSecrets, reportFailure, sendFailure } from './failures.js';
@@ -149,47 +149,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   const unlist = (sessionId: string, version: string | undefined) =>
     version ? index.remove(sessionId, version).catch(onError) : undefined;
 
-  /**
-   * Take the session's lease by writing it into the run state. `prepare` may change a run in the same
-   * write (return undefined to take the lease alone). A lease someone else still holds is waited on for
-   * up to `waitMs`, then refused with SessionBusyError.
-   */
-  async function acquire(
-    hold: Hold,
-    waitMs: number,
-    prepare?: (current: RunState | undefined) => RunState | undefined,
-  ): Promise<{ state: RunState; prepared: boolean }> {
-    const { sessionId } = hold;
-    const deadline = Date.now() + waitMs;
-    let entry = await states.entry(sessionId);
-    let fresh = false;
-    for (let lostSwaps = 0; lostSwaps < 25;) {
-      const current = entry?.value;
-      if (current?.lease && current.lease.owner !== hold.lease.owner && (await leases.holds(current.lease))) {
-        // Busy is only concluded on a fresh read; then waited out in small steps.
-        if (fresh && Date.now() >= deadline) throw new SessionBusyError(sessionId);
-        if (fresh) await new Promise((r) => setTimeout(r, 40));
-      } else {
-        const prepared = prepare?.(current);
-        const base = prepared ?? current ?? emptyRun(sessionId, system);
-        const written = await states.put(sessionId, entry, { ...base, lease: hold.lease });
-        if (written) return { state: written, prepared: prepared !== undefined };
-        lostSwaps++;
-      }
-      entry = await states.read(sessionId);
-      fresh = true;
-    }
-    throw new StateConflictError(`run state of session ${JSON.stringify(sessionId)} kept changing while taking its lease; retry later`);
-  }
-
-  /** After the run: a lease its last write did not let go (a failure on the way) is cleared now, if still ours. */
-  async function letGo(hold: Hold): Promise<void> {
-    leases.release(hold);
-    if (hold.lost || hold.settled) return;
-    await states
-      .update(hold.sessionId, (cur) => (cur?.lease?.owner === hold.lease.owner ? { ...cur, lease: undefined } : undefined))
-      .catch(onError); // unreleased, it lapses within a TTL
-  }
+  const { acquire, letGo } = sessionLease(states, leases, (sessionId) => emptyRun(sessionId, system), onError);
 
   /** Run rounds under `hold`, then persist and announce the outcome. Always ends the stream with `done`. */
   async function drive(hold: Hold, sse: SseSink, start: RunState): Promise<void> {
@@ -446,6 +406,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
       rollForward,
       resumeStalled,
       isRunning,
+      needsSweep: (run) => run?.status === 'paused' || stalledOnAnswer(run),
       signal: closing.signal,
       onError,
       now: Date.now,

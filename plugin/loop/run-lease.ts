@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PendingStore } from '../store/types.js';
-import type { RunLease } from './run-state.js';
+import { StateConflictError, type RunLease, type RunStates, type StoredRun } from './run-state.js';
 
 export class SessionBusyError extends Error {
   readonly code = 'session_busy';
@@ -131,4 +131,62 @@ export class RunLeases {
     // A failed beat is retried on the next tick; leases minted since the last one still hold on `until`.
     await this.#store.putState(`${this.#prefix}${this.instance}`, value, { ttlMs: this.#ttlMs }).catch(() => undefined);
   }
+}
+
+/** A run of any runtime that carries its session's lease. */
+type LeasedRun = StoredRun & { lease?: RunLease };
+
+/**
+ * Taking and letting go of a session's lease inside its run state, for any runtime's runs: `empty` makes
+ * a session's first run; `onError` hears a failed clean-up (the lease then lapses within a TTL).
+ */
+export function sessionLease<T extends LeasedRun>(
+  states: RunStates<T>,
+  leases: RunLeases,
+  empty: (sessionId: string) => T,
+  onError: (err: unknown) => void,
+) {
+  /**
+   * Take the session's lease by writing it into the run state. `prepare` may change a run in the same
+   * write (return undefined to take the lease alone). A lease someone else still holds is waited on for
+   * up to `waitMs`, then refused with SessionBusyError.
+   */
+  async function acquire(
+    hold: Hold,
+    waitMs: number,
+    prepare?: (current: T | undefined) => T | undefined,
+  ): Promise<{ state: T; prepared: boolean }> {
+    const { sessionId } = hold;
+    const deadline = Date.now() + waitMs;
+    let entry = await states.entry(sessionId);
+    let fresh = false;
+    for (let lostSwaps = 0; lostSwaps < 25;) {
+      const current = entry?.value;
+      if (current?.lease && current.lease.owner !== hold.lease.owner && (await leases.holds(current.lease))) {
+        // Busy is only concluded on a fresh read; then waited out in small steps.
+        if (fresh && Date.now() >= deadline) throw new SessionBusyError(sessionId);
+        if (fresh) await new Promise((r) => setTimeout(r, 40));
+      } else {
+        const prepared = prepare?.(current);
+        const base = prepared ?? current ?? empty(sessionId);
+        const written = await states.put(sessionId, entry, { ...base, lease: hold.lease });
+        if (written) return { state: written, prepared: prepared !== undefined };
+        lostSwaps++;
+      }
+      entry = await states.read(sessionId);
+      fresh = true;
+    }
+    throw new StateConflictError(`run state of session ${JSON.stringify(sessionId)} kept changing while taking its lease; retry later`);
+  }
+
+  /** After the run: a lease its last write did not let go (a failure on the way) is cleared now, if still ours. */
+  async function letGo(hold: Hold): Promise<void> {
+    leases.release(hold);
+    if (hold.lost || hold.settled) return;
+    await states
+      .update(hold.sessionId, (cur) => (cur?.lease?.owner === hold.lease.owner ? { ...cur, lease: undefined } : undefined))
+      .catch(onError); // unreleased, it lapses within a TTL
+  }
+
+  return { acquire, letGo };
 }

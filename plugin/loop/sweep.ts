@@ -11,8 +11,6 @@
 import type { InteractionRecord } from '../store/types.js';
 import { isPastExpiry } from '../store/types.js';
 import type { Listed, PausedIndex } from './paused-index.js';
-import type { RunState, RunStates } from './run-state.js';
-import { stalledOnAnswer, type RollForwardResult } from './tool-result-writer.js';
 
 export interface SweepReport {
   checked: number;
@@ -22,16 +20,25 @@ export interface SweepReport {
   resumed: number;
 }
 
-export interface SweepDeps {
+/** What a roll-forward reports, whatever the runtime: the kind, and the record it rolled forward. */
+export interface RolledForward {
+  kind: 'nothing' | 'pending' | 'needs_expiry' | 'expired' | 'rolled_forward';
+  record?: InteractionRecord;
+}
+
+/** The sweep over any runtime's runs (`R`: the plugin loop's, the AI SDK adapter's). */
+export interface SweepDeps<R> {
   index: PausedIndex;
-  states: RunStates;
+  states: { get(sessionId: string): Promise<R | undefined> };
   /** The questions of many markers at once. */
   getMany(requestIds: readonly string[]): Promise<Array<InteractionRecord | undefined>>;
-  rollForward(sessionId: string): Promise<RollForwardResult>;
+  rollForward(sessionId: string): Promise<RolledForward>;
   /** Continue a run stalled on an answer, given its state as just read; false when not ours to do. */
-  resumeStalled(sessionId: string, seen: RunState | undefined): Promise<boolean>;
+  resumeStalled(sessionId: string, seen: R | undefined): Promise<boolean>;
   /** True while a runner holds the run: it lists the session before it saves a pause. */
-  isRunning(run: RunState | undefined): Promise<boolean>;
+  isRunning(run: R | undefined): Promise<boolean>;
+  /** A run a sweep must keep listed: paused, or owing the model an accepted answer. */
+  needsSweep(run: R | undefined): boolean;
   signal: AbortSignal;
   onError(err: unknown): void;
   now(): number;
@@ -42,9 +49,7 @@ const PAGE = 200;
 /** Rest after a page, as a multiple of the time the page took. */
 const REST = 3;
 
-const needsSweep = (run: RunState | undefined) => run?.status === 'paused' || stalledOnAnswer(run);
-
-export async function sweepMarkers(deps: SweepDeps): Promise<SweepReport> {
+export async function sweepMarkers<R>(deps: SweepDeps<R>): Promise<SweepReport> {
   const report: SweepReport = { checked: 0, rolledForward: 0, expired: 0, resumed: 0 };
   for await (const page of deps.index.pages(PAGE)) {
     const started = Date.now();
@@ -63,7 +68,7 @@ export async function sweepMarkers(deps: SweepDeps): Promise<SweepReport> {
   return report;
 }
 
-async function sweepSession(deps: SweepDeps, { sessionId, version }: Listed, report: SweepReport): Promise<void> {
+async function sweepSession<R>(deps: SweepDeps<R>, { sessionId, version }: Listed, report: SweepReport): Promise<void> {
   const result = await deps.rollForward(sessionId);
   if (result.kind === 'expired') report.expired++;
   else if (result.kind === 'rolled_forward') {
@@ -78,7 +83,7 @@ async function sweepSession(deps: SweepDeps, { sessionId, version }: Listed, rep
     report.resumed++;
     return;
   }
-  if (needsSweep(run) || (await deps.isRunning(run))) return;
+  if (deps.needsSweep(run) || (await deps.isRunning(run))) return;
   // Its run went on but the marker stayed (its runner died before unlisting). The marker was read before
   // the run, and a run lists itself only once it runs: removed by the version the page gave, a marker
   // written since by a new pause is never touched.
