@@ -8,14 +8,47 @@ import type { AskUserForm } from '../contract/schema.js';
 import type { InteractionRecord, PendingStore, Resolution } from '../store/types.js';
 import type { PausedIndex } from './paused-index.js';
 import type { Hold } from './run-lease.js';
-import { hasToolResult, insertToolResult, unansweredToolCalls, type RunState, type RunStates } from './run-state.js';
+import {
+  hasToolResult,
+  insertToolResult,
+  unansweredToolCalls,
+  type RunLease,
+  type RunState,
+  type RunStates,
+  type StoredRun,
+} from './run-state.js';
 
-export interface WriteOutcome {
+/** A resumable run of any runtime: its history in `M`, paused on a call, owing the model an answer. */
+export type ResumableRun<M> = StoredRun & {
+  status: 'idle' | 'running' | 'paused';
+  messages: M[];
+  paused?: { requestId: string; toolCallId: string };
+  owed?: { toolCallId: string; since: number };
+  lease?: RunLease;
+  listed?: string;
+};
+
+/** What writing a ToolResult needs of a history format: the plugin loop's chat messages, the AI SDK's messages. */
+export interface HistoryOps<M> {
+  hasToolResult(messages: readonly M[], toolCallId: string): boolean;
+  unansweredToolCalls(messages: readonly M[]): string[];
+  /** The history with the ask_user result for `toolCallId` at its call's place. */
+  withToolResult(messages: M[], toolCallId: string, content: string): M[];
+}
+
+/** The plugin loop's history: Chat Completions messages. */
+export const chatHistory: HistoryOps<RunState['messages'][number]> = {
+  hasToolResult,
+  unansweredToolCalls,
+  withToolResult: insertToolResult,
+};
+
+export interface WriteOutcome<R = RunState> {
   /** The run knows this tool call (its result is now in history, written by us or before). */
   known: boolean;
   /** We added the tool message (false when it was already there). */
   wrote: boolean;
-  state?: RunState;
+  state?: R;
   /** The lease `hold` asked for was taken in the same write. */
   took: boolean;
   /** The run needs no sweep any more: the paused-run marker of this version is to be removed. */
@@ -39,7 +72,13 @@ export function contentForResolution(resolution: Resolution, form: AskUserForm):
  * takes the session's lease when nobody holds it, so a continue saves the answer and starts its run in
  * one write.
  */
-export async function writeToolResult(states: RunStates, record: InteractionRecord, content: string, hold?: Hold): Promise<WriteOutcome> {
+export async function writeToolResult<M = RunState['messages'][number], R extends ResumableRun<M> = RunState & ResumableRun<M>>(
+  states: RunStates<R>,
+  record: InteractionRecord,
+  content: string,
+  hold?: Hold,
+  ops: HistoryOps<M> = chatHistory as unknown as HistoryOps<M>,
+): Promise<WriteOutcome<R>> {
   const { sessionId, toolCallId } = record;
   let known = false;
   let wrote = false;
@@ -54,7 +93,7 @@ export async function writeToolResult(states: RunStates, record: InteractionReco
     // `since` is when the answer was accepted, also when a roll-forward writes it much later.
     const { resolution } = record;
     const owes = resolution?.status === 'answered';
-    const unpause = (s: RunState): RunState => {
+    const unpause = (s: R): R => {
       if (!pausedHere) return s;
       // Owing the model nothing, the run needs no sweep: its marker goes (by the version it was listed with).
       if (!owes) unlisted = s.listed;
@@ -66,17 +105,17 @@ export async function writeToolResult(states: RunStates, record: InteractionReco
         ...(hold && !s.lease ? { lease: hold.lease } : {}),
       };
     };
-    if (hasToolResult(cur.messages, toolCallId)) {
+    if (ops.hasToolResult(cur.messages, toolCallId)) {
       known = true;
       return pausedHere ? unpause(cur) : undefined;
     }
-    if (!unansweredToolCalls(cur.messages).includes(toolCallId)) return undefined;
+    if (!ops.unansweredToolCalls(cur.messages).includes(toolCallId)) return undefined;
     known = true;
     wrote = true;
-    return unpause({ ...cur, messages: insertToolResult(cur.messages, toolCallId, content) });
+    return unpause({ ...cur, messages: ops.withToolResult(cur.messages, toolCallId, content) });
   });
   const took = hold !== undefined && state?.lease?.owner === hold.lease.owner;
-  return { known, wrote, state, took, ...(unlisted ? { unlisted } : {}) };
+  return { known, wrote, ...(state ? { state } : {}), took, ...(unlisted ? { unlisted } : {}) };
 }
 
 /** True when the run's history ends with the tool results of a turn that includes `toolCallId`, all answered. */
@@ -109,9 +148,9 @@ export type RollForwardResult =
   | { kind: 'expired'; record: InteractionRecord }
   | { kind: 'rolled_forward'; record?: InteractionRecord; toolCallId: string; content: string; wrote: boolean };
 
-export interface RollForwardDeps {
+export interface RollForwardDeps<R = RunState> {
   store: PendingStore;
-  states: RunStates;
+  states: RunStates<R & StoredRun>;
   index: PausedIndex;
 }
 
@@ -121,7 +160,11 @@ export interface RollForwardDeps {
  * unpause the run. A live pending interaction is left alone; an overdue uncollected one is reported as
  * `needs_expiry`, since closing it is the coordinator's job (it claims and audits).
  */
-export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): Promise<RollForwardResult> {
+export async function rollForwardRun<M = RunState['messages'][number], R extends ResumableRun<M> = RunState & ResumableRun<M>>(
+  deps: RollForwardDeps<R>,
+  sessionId: string,
+  ops: HistoryOps<M> = chatHistory as unknown as HistoryOps<M>,
+): Promise<RollForwardResult> {
   const { store, states, index } = deps;
   const state = await states.get(sessionId);
   // A run stalled on an answer stays listed until a sweep has continued it.
@@ -132,7 +175,13 @@ export async function rollForwardRun(deps: RollForwardDeps, sessionId: string): 
   if (record && !record.resolution) return { kind: 'needs_expiry', record };
   // A record past retention leaves no answer to honour: close the call as expired so history stays valid.
   const content = record?.resolution ? contentForResolution(record.resolution, record.form) : closedToolResultText('expired');
-  const out = await writeToolResult(states, record ?? { ...placeholder(sessionId, toolCallId, requestId) }, content);
+  const out = await writeToolResult<M, R>(
+    states as RunStates<R>,
+    record ?? placeholder(sessionId, toolCallId, requestId),
+    content,
+    undefined,
+    ops,
+  );
   if (record) await store.markToolResultWritten(requestId);
   if (out.unlisted) await index.remove(sessionId, out.unlisted);
   return { kind: 'rolled_forward', record, toolCallId, content, wrote: out.wrote };
