@@ -37,28 +37,3 @@ test('ask, answer and resume on the AI SDK runtime; the history redraws as on th
     [['call_ai1', exact]],
   );
 });
-
-test('kill -9 after the card on the AI SDK runtime, restart on the same SQLite file: the answer resumes exactly once', async (t) => {
-  const dir = await makeTempDir('ask-user-ai-restart-');
-  const model = await startScriptedModel({ turns: [{ toolCalls: [askSingle('call_air')] }, { text: 'Resumed.' }] });
-  t.after(async () => {
-    await model.close();
-    await dir.remove();
-  });
-  const env = {
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_MODEL: 'scripted-test',
-    ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
-    ASK_USER_RUNTIME: 'ai-sdk',
-  };
-  const one = await startDemoServer({ env });
-  const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-air', message: 'go' }), 'user_input_required');
-  await one.kill();
-  const two = await startDemoServer({ env });
-  t.after(() => two.stop());
-  assert.equal((await getJson(`${two.url}/api/interactions/pending?sessionId=s-air`)).body.pending.resumable, true);
-  const cont = await postStream(`${two.url}/api/chat/continue`, answerBody('s-air', ask.id, ['safe']));
-  assert.equal(cont.status, 200);
-  assert.equal(model.requests.length, 2);
-  assert.deepEqual(model.requests[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_air', content: exact });
-});

@@ -136,31 +136,3 @@ test('a stream cut before response.completed: finished calls are used, a half-st
   assert.deepEqual(first(next, 'done'), { reason: 'completed' }, 'the session stays usable');
   assert.equal(inputOf(h.model.requests[2]!).filter((i) => i.call_id === 'call_half').length, 0, 'nothing of the cut call was stored');
 });
-
-test('kill -9 after the card on the Responses runtime, restart on the same SQLite file: the answer resumes exactly once', async (t) => {
-  const dir = await makeTempDir('ask-user-resp-restart-');
-  const model = await startScriptedModel({ turns: [{ toolCalls: [askSingle('call_rr')] }, { text: 'Resumed.' }] });
-  t.after(async () => {
-    await model.close();
-    await dir.remove();
-  });
-  const env = {
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_MODEL: 'scripted-test',
-    ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
-    ASK_USER_RUNTIME: 'responses',
-  };
-  const one = await startDemoServer({ env });
-  const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-rr', message: 'go' }), 'user_input_required');
-  await one.kill();
-  const two = await startDemoServer({ env });
-  t.after(() => two.stop());
-  const cont = await postStream(`${two.url}/api/chat/continue`, answerBody('s-rr', ask.id, ['implement']));
-  assert.equal(cont.status, 200);
-  assert.equal(model.requests.length, 2);
-  assert.deepEqual(inputOf(model.requests[1]!).at(-1), {
-    type: 'function_call_output',
-    call_id: 'call_rr',
-    output: '{"selections":["implement"],"customInput":"","cancelled":false}',
-  });
-});
