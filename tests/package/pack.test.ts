@@ -329,6 +329,9 @@ test('the packed package installs offline into a consumer project and works ther
       hono: pkg.peerDependencies!.hono!,
       ai: pkg.peerDependencies!.ai!,
       '@modelcontextprotocol/sdk': pkg.peerDependencies!['@modelcontextprotocol/sdk']!,
+      // The AI SDK's declarations need it under skipLibCheck: false (plugin/ai-sdk/README.md).
+      '@types/json-schema': (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
+        .devDependencies['@types/json-schema']!,
       koa: pkg.dependencies!.koa!,
       '@koa/router': pkg.dependencies!['@koa/router']!,
       zod: pkg.dependencies!.zod!,
