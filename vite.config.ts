@@ -1,7 +1,7 @@
 /**
  * `vite build` produces both browser bundles of the widget in one run, as two build environments:
  *   dist/widget/ask-user-kit.js             ES module, lit and @lit/context external (for bundlers)
- *   dist/widget/ask-user-kit.standalone.js  one self-contained module with lit inside (a WebView's <script type="module">)
+ *   dist/widget/ask-user-kit.standalone.js  one module with lit inside (a WebView's <script type="module">); rich text loads ask-user-kit.markdown.js from beside it
  *
  * The elements declare their reactive properties in `static properties` and give defaults as class fields,
  * which `useDefineForClassFields: false` (tsconfig.json) turns into assignments in the constructor. Vite 8's
