@@ -132,10 +132,30 @@ function planQuestions(lang: Lang): AskUserArgs {
         header: zh ? '策略' : 'Strategy',
         title: zh ? '用哪种发布方式？' : 'How should it roll out?',
         mode: 'single',
+        // Previews (§9.3) to compare the plans side by side, in the Markdown subset.
         options: [
-          { id: 'canary', label: zh ? '金丝雀：先 5%' : 'Canary: 5% first', recommended: true },
-          { id: 'blue-green', label: zh ? '蓝绿切换' : 'Blue-green switch' },
-          { id: 'all-at-once', label: zh ? '一次全量' : 'All at once' },
+          {
+            id: 'canary',
+            label: zh ? '金丝雀：先 5%' : 'Canary: 5% first',
+            recommended: true,
+            preview: zh
+              ? '**金丝雀**\n\n1. 5% 流量，观察 30 分钟\n2. 50%，再观察 30 分钟\n3. 全量\n\n```\nrollout --canary 5 --step 45 --wait 30m\n```'
+              : '**Canary**\n\n1. 5% of traffic, watch for 30 minutes\n2. 50%, watch again\n3. everyone\n\n```\nrollout --canary 5 --step 45 --wait 30m\n```',
+          },
+          {
+            id: 'blue-green',
+            label: zh ? '蓝绿切换' : 'Blue-green switch',
+            preview: zh
+              ? '**蓝绿**：新版本在绿色环境就绪后一次切换，出问题时*立刻切回*。\n\n- 需要双倍实例\n- 切换秒级'
+              : '**Blue-green**: switch once the green environment is ready; *switch back* at once if anything breaks.\n\n- needs twice the instances\n- switches in seconds',
+          },
+          {
+            id: 'all-at-once',
+            label: zh ? '一次全量' : 'All at once',
+            preview: zh
+              ? '所有实例同时更新。最快，但出问题时影响**全部用户**。'
+              : 'Every instance at once. Fastest, but a problem reaches **every user**.',
+          },
         ],
         default: 'canary',
       },
