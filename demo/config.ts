@@ -24,6 +24,8 @@ export interface DemoConfig {
   server: DemoServer;
   /** The agent runtime (`ASK_USER_RUNTIME`): the loop on Chat Completions or on the Responses API. */
   runtime: DemoRuntime;
+  /** MCP servers whose tools the model gets (`ASK_USER_MCP_URL`, comma-separated); empty: the demo's own. */
+  mcpUrls: string[];
 }
 
 export class ConfigError extends Error {
@@ -62,6 +64,13 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
   if (!(DEMO_RUNTIMES as readonly string[]).includes(runtime)) {
     throw new ConfigError(`ASK_USER_RUNTIME must be one of ${DEMO_RUNTIMES.join(', ')}, got ${JSON.stringify(runtime)}`);
   }
+  const mcpUrls = (env.ASK_USER_MCP_URL ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const url of mcpUrls) {
+    if (!/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`ASK_USER_MCP_URL must list http(s) URLs, got ${JSON.stringify(url)}`);
+  }
   const locale = env.ASK_USER_LOCALE ?? 'zh';
   if (locale !== 'zh' && locale !== 'en') throw new ConfigError(`ASK_USER_LOCALE must be "zh" or "en", got ${JSON.stringify(locale)}`);
   const baseURL = env.OPENAI_BASE_URL || undefined;
@@ -79,5 +88,6 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     trace: flag(env, 'ASK_USER_TRACE'),
     server: server as DemoServer,
     runtime: runtime as DemoRuntime,
+    mcpUrls,
   };
 }

@@ -13,6 +13,9 @@ import type { SseSink } from '../plugin/core/host.js';
 import { sessionIdSchema, LIMITS } from '../plugin/contract/schema.js';
 import { agentRuntime, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
 import type { AiSdkRuntime } from '../plugin/ai-sdk/index.js';
+import type { McpElicitation } from '../plugin/mcp/index.js';
+import type { RunHost } from '../plugin/core/host.js';
+import type { RuntimeFactory } from '../plugin/core/runtime.js';
 import { asDemoLoop, demoAiSdkRuntime } from './ai-sdk-runtime.js';
 import { TraceBook } from './trace.js';
 import { demoTools } from './tools.js';
@@ -51,6 +54,8 @@ export interface DemoAppOptions {
   system?: string;
   /** Longest silence from the model endpoint before a run ends with `model_timeout`. @default 120000 */
   modelIdleTimeoutMs?: number;
+  /** MCP elicitation (§10): the runtime is wrapped so a card an MCP server asked for is answered back to it. */
+  elicitation?: McpElicitation;
   /** The loop's log of failures. @default console.error with API-key-like tokens masked */
   onError?: (err: unknown) => void;
   /**
@@ -119,6 +124,7 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
   };
   // In-process: the run's state lives in this process only, so after a restart the card cannot resume.
   const stateStore = hostMode === 'in-process' ? await openStore('memory') : undefined;
+  const withMcp = <R extends RunHost>(factory: RuntimeFactory<R>) => (options.elicitation ? options.elicitation.around(factory) : factory);
   const shared = {
     client,
     model,
@@ -134,12 +140,12 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
   const kit: AskUserKit<Ctx, AgentLoop> & { readonly runtime: AgentLoop } =
     runtime === 'ai-sdk'
       ? (() => {
-          const built = createAskUserKit<Ctx, AiSdkRuntime>({ ...kitOptions, runtime: demoAiSdkRuntime(shared) });
+          const built = createAskUserKit<Ctx, AiSdkRuntime>({ ...kitOptions, runtime: withMcp(demoAiSdkRuntime(shared)) });
           return Object.assign(built, { runtime: asDemoLoop(built.runtime) }) as unknown as AskUserKit<Ctx, AgentLoop> & {
             readonly runtime: AgentLoop;
           };
         })()
-      : createAskUserKit<Ctx, AgentLoop>({ ...kitOptions, runtime: agentRuntime({ ...shared, api: runtime }) });
+      : createAskUserKit<Ctx, AgentLoop>({ ...kitOptions, runtime: withMcp(agentRuntime({ ...shared, api: runtime })) });
   const loop = kit.runtime;
 
   return {

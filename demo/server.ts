@@ -13,6 +13,10 @@ import { openStore, parseStoreUrl } from '../plugin/store/index.js';
 import { maskedLogger } from '../plugin/loop/index.js';
 import { readDemoConfig } from './config.js';
 import { createDemoApp } from './app.js';
+import { demoTools } from './tools.js';
+import { startMeetingServer } from './mcp/meeting-server.js';
+import { connectMcpTools } from './mcp/mcp-tools.js';
+import { mcpElicitation } from '../plugin/mcp/index.js';
 import { SCRIPTED_MODEL_NAME, startScriptedAssistant, type ChatCompletionsServer } from './scripted-model/index.js';
 
 const SWEEP_EVERY_MS = 60_000;
@@ -33,7 +37,14 @@ async function main() {
   // The SDK's own log lines may quote upstream text: they go through the same key masking as ours.
   const client = new OpenAI({ baseURL, apiKey: config.apiKey, maxRetries: 1, logger: maskedLogger() });
 
+  // MCP (§10): the servers of ASK_USER_MCP_URL, or the demo's own meeting server; their elicitations reach the card.
+  const meetings = config.mcpUrls.length ? undefined : await startMeetingServer();
+  const elicitation = mcpElicitation({ locale: config.locale });
+  const mcp = await connectMcpTools(meetings ? [meetings.url] : config.mcpUrls, elicitation);
+
   const demo = await createDemoApp({
+    tools: [...demoTools, ...mcp.tools],
+    elicitation,
     store,
     client,
     model,
@@ -84,6 +95,8 @@ async function main() {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
     await demo.close();
+    await mcp.close();
+    await meetings?.close();
     await store.close();
     await scripted?.close();
     process.exit(0);

@@ -9,6 +9,8 @@ import type { ChatRequestBody, ScriptedTurn } from './chat-completions-server.js
 import { langOf, questionFor, topicOf, TEST_SUITES, type Lang, type TestSuite } from './questions.js';
 
 export const LIST_TEST_SUITES = 'list_test_suites';
+/** The demo's own MCP server's tool (demo/mcp/meeting-server.ts), which asks the user through elicitation. */
+export const BOOK_MEETING = 'book_meeting';
 
 type Message = ChatRequestBody['messages'][number];
 interface CallInfo {
@@ -73,7 +75,9 @@ export function createAssistant(options: AssistantOptions = {}) {
         const question = parse<AskUserArgs>(call.function.arguments);
         return say(replyToAnswer(textOf(last), question, lang));
       }
-      return say(zh ? '工具已执行完毕。' : 'The tool has finished.');
+      // Any other tool (the MCP meeting server's, say): repeat what it returned, so a reader sees it arrived.
+      const said = textOf(last).trim();
+      return say(said ? (zh ? `工具返回：${said}` : `The tool said: ${said}`) : zh ? '工具已执行完毕。' : 'The tool has finished.');
     }
 
     const userText = textOf(lastUser);
@@ -85,6 +89,14 @@ export function createAssistant(options: AssistantOptions = {}) {
       );
     }
     const topic = topicOf(userText);
+    if (topic === 'meeting' && offers(body, BOOK_MEETING)) {
+      return {
+        text: zh ? '我请会议服务器来预约。' : 'Let me ask the meeting server to book it.',
+        toolCalls: [{ name: BOOK_MEETING, arguments: {} }],
+        chunkSize: 3,
+        pieceDelayMs,
+      };
+    }
     if (topic === 'tests' && offers(body, LIST_TEST_SUITES)) {
       return {
         text: zh ? '先看看项目里有哪些测试。' : 'Let me look at the test suites first.',

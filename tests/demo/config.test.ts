@@ -44,3 +44,15 @@ test('ASK_USER_SERVER picks the framework: koa (default), express or hono', () =
   assert.equal(readDemoConfig({ ASK_USER_SERVER: 'hono' }).server, 'hono');
   assert.throws(() => readDemoConfig({ ASK_USER_SERVER: 'fastify' }), { code: 'invalid_config', message: /ASK_USER_SERVER/ });
 });
+
+test('ASK_USER_RUNTIME picks the runtime, and ASK_USER_MCP_URL lists http(s) MCP servers', () => {
+  assert.equal(readDemoConfig({}).runtime, 'chat');
+  for (const runtime of ['chat', 'responses', 'ai-sdk']) assert.equal(readDemoConfig({ ASK_USER_RUNTIME: runtime }).runtime, runtime);
+  assert.throws(() => readDemoConfig({ ASK_USER_RUNTIME: 'langchain' }), /ASK_USER_RUNTIME must be one of chat, responses, ai-sdk/);
+  assert.deepEqual(readDemoConfig({}).mcpUrls, [], "empty: the demo's own MCP server");
+  assert.deepEqual(readDemoConfig({ ASK_USER_MCP_URL: 'http://127.0.0.1:9/mcp, https://mcp.example/x' }).mcpUrls, [
+    'http://127.0.0.1:9/mcp',
+    'https://mcp.example/x',
+  ]);
+  assert.throws(() => readDemoConfig({ ASK_USER_MCP_URL: 'file:///etc/passwd' }), /ASK_USER_MCP_URL must list http\(s\) URLs/);
+});

@@ -37,7 +37,7 @@ test('the mode follows what the user asked for, in both languages', () => {
 });
 
 test('every question it asks passes the ask_user schema', () => {
-  for (const topic of ['plan', 'release', 'tests', 'directory', 'count', 'features', 'naming', 'approach'] as const) {
+  for (const topic of ['meeting', 'plan', 'release', 'tests', 'directory', 'count', 'features', 'naming', 'approach'] as const) {
     for (const lang of ['zh', 'en'] as const)
       assert.equal(askUserArgsSchema.safeParse(questionFor(topic, lang)).success, true, `${topic}/${lang}`);
   }

@@ -64,3 +64,34 @@ export async function getJson(url: string): Promise<{ status: number; body: any 
   const res = await fetch(url);
   return { status: res.status, body: await res.json() };
 }
+
+/**
+ * POST a chat and read its stream only until `event` arrives (an MCP card comes while the stream stays
+ * open on the tool call): that event's data, and the rest of the stream once it ends.
+ */
+export async function postStreamUntil(url: string, body: unknown, event: string): Promise<{ data: any; rest: Promise<SseEvent[]> }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const events: SseEvent[] = [];
+  const parser = createParser({ onEvent: (e) => events.push({ event: e.event ?? 'message', data: JSON.parse(e.data) }) });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const readOn = async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      parser.feed(decoder.decode(value, { stream: true }));
+      const hit = events.find((e) => e.event === event);
+      if (hit) return hit;
+    }
+  };
+  const found = await readOn();
+  if (Array.isArray(found)) return { data: undefined, rest: Promise.resolve(found) };
+  const rest = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  })();
+  return { data: found.data, rest };
+}

@@ -9,15 +9,14 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { closeSuiteBrowser, runCase } from './helpers/acceptance-case.js';
 import { option, receipt, type ChatPage } from './helpers/demo-page.js';
 import { ask, lastToolContent, type AskArgs } from './helpers/turns.js';
+import { axeViolations } from './helpers/axe.js';
 
 after(closeSuiteBrowser);
 
-const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 const SHOTS = process.env.PAGE_SHOTS;
 if (SHOTS) mkdirSync(SHOTS, { recursive: true });
 
@@ -41,23 +40,6 @@ const VIEWS = [
   { width: 1280, height: 800 },
 ] as const;
 const SCHEMES = ['light', 'dark'] as const;
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  nodes: Array<{ target: unknown }>;
-}
-
-/** axe on the whole document, the experimental label-content-name-mismatch rule (WCAG 2.5.3) included. */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(c: unknown, o: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
-    const r = await axe.run(document, { rules: { 'label-content-name-mismatch': { enabled: true } }, resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) }));
-  });
-  return violations.map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes)}`);
-}
 
 /** Layout facts measured in the page: header controls, session id, overflow of the document and of bubbles. */
 function measure(page: Page) {

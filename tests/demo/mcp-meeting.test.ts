@@ -1,0 +1,46 @@
+/**
+ * The demo with its own MCP server (ASK_USER_MCP_URL unset), as `npm run demo` runs it: "book a meeting"
+ * makes the scripted assistant call the MCP server's `book_meeting`, whose elicitation reaches the card on
+ * the chat stream; the answer goes back to the MCP server typed, once, and the run goes on with what the
+ * server made of it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startDemoServer } from '../helpers/demo-server.js';
+import { postStream, postStreamUntil } from './sse-client.js';
+
+test('book a meeting: the MCP elicitation is one card, its answer reaches the MCP server and the run goes on', async (t) => {
+  const demo = await startDemoServer({ env: { ASK_USER_STORE: 'memory', ASK_USER_LOCALE: 'en' } });
+  t.after(() => demo.stop());
+  const { data: card, rest } = await postStreamUntil(
+    `${demo.url}/api/chat`,
+    { sessionId: 's-meet', message: 'book a meeting' },
+    'user_input_required',
+  );
+  assert.ok(card, 'the card reached the chat stream');
+  assert.equal(card.mode, 'form');
+  assert.deepEqual(
+    card.questions.map((q: any) => [q.id, q.mode]),
+    [
+      ['date', 'date'],
+      ['duration', 'number'],
+      ['attendees', 'multiple'],
+      ['invite', 'single'],
+    ],
+  );
+  const answers = [
+    { id: 'date', selections: [], customInput: '2026-12-10' },
+    { id: 'duration', selections: [], customInput: '45' },
+    { id: 'attendees', selections: ['ana', 'chen'], customInput: '' },
+    { id: 'invite', selections: ['false'], customInput: '' },
+  ];
+  const cont = await postStream(`${demo.url}/api/chat/continue`, { sessionId: 's-meet', requestId: card.id, answers, cancelled: false });
+  assert.equal(cont.status, 200);
+  const chat = await rest;
+  const said = chat
+    .filter((e) => e.event === 'message_delta')
+    .map((e) => e.data.text)
+    .join('');
+  assert.match(said, /Booked 45 minutes on 2026-12-10 with ana, chen; invites not sent\./, 'the MCP server got typed values');
+  assert.deepEqual(chat.at(-1), { event: 'done', data: { reason: 'completed' } });
+});
