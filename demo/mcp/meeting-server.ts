@@ -52,7 +52,12 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   return parts.length ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
 }
 
-export async function startMeetingServer(): Promise<MeetingServer> {
+export interface MeetingServerOptions {
+  /** What `book_meeting` asks for. @default the meeting's day, length, attendees and invites */
+  requestedSchema?: unknown;
+}
+
+export async function startMeetingServer({ requestedSchema = MEETING }: MeetingServerOptions = {}): Promise<MeetingServer> {
   const results: ElicitResult[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const server: Server = createServer(async (req, res) => {
@@ -70,7 +75,7 @@ export async function startMeetingServer(): Promise<MeetingServer> {
           const result = await mcp.server.elicitInput({
             mode: 'form',
             message: 'Book a meeting / 预约会议\nPick the day, the length and who comes. / 选择日期、时长和参会人。',
-            requestedSchema: MEETING as never,
+            requestedSchema: requestedSchema as never,
           });
           results.push(result);
           return { content: [{ type: 'text', text: describe(result) }] };

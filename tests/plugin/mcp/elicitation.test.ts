@@ -7,22 +7,19 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import OpenAI from 'openai';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { allowAnyCaller, createAskUserKit, openStore, type PendingStore } from '../../../plugin/index.js';
 import { koaRoutes, koaSse, readJsonBody } from '../../../plugin/adapters/koa.js';
 import { agentRuntime, type LoopTool } from '../../../plugin/loop/index.js';
 import { mcpElicitation } from '../../../plugin/mcp/index.js';
 import { startScriptedModel, type ScriptedModel } from '../../helpers/scripted-model.js';
 import { parseSse } from '../harness.js';
+import { startMeetingServer as startDemoMeetingServer } from '../../../demo/mcp/meeting-server.js';
 
 const MEETING_SCHEMA = {
   type: 'object',
@@ -46,46 +43,8 @@ const MEETING_SCHEMA = {
   required: ['date', 'duration', 'attendees', 'confirm'],
 };
 
-/** A meeting server: its tool elicits with `schema` and returns what came back. */
-async function startMeetingServer(schema: unknown) {
-  const results: ElicitResult[] = [];
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const read = async (req: IncomingMessage) => {
-    const parts: Buffer[] = [];
-    for await (const p of req) parts.push(p as Buffer);
-    return parts.length ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
-  };
-  const server: Server = createServer(async (req, res) => {
-    const sid = req.headers['mcp-session-id'];
-    const body = req.method === 'POST' ? await read(req) : undefined;
-    let transport = typeof sid === 'string' ? transports.get(sid) : undefined;
-    if (!transport) {
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void transports.set(id, created),
-      });
-      const mcp = new McpServer({ name: 'meetings', version: '1.0.0' });
-      mcp.registerTool('book_meeting', { description: 'Book a meeting' }, async () => {
-        const result = await mcp.server.elicitInput({
-          mode: 'form',
-          message: 'Book the meeting\nPick a day and who comes.',
-          requestedSchema: schema as never,
-        });
-        results.push(result);
-        return { content: [{ type: 'text', text: JSON.stringify(result) }] };
-      });
-      await mcp.connect(created);
-      transport = created;
-    }
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    results,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
+/** The demo's meeting server, asking with `schema`. */
+const startMeetingServer = (schema: unknown) => startDemoMeetingServer({ requestedSchema: schema });
 
 /** The agent server: the kit's routes and a chat route on Koa, the loop with one MCP-backed tool. */
 async function startHost(store: PendingStore, model: ScriptedModel, mcpUrl: string, declined: string[] = [], ttlMs?: number) {
@@ -188,8 +147,8 @@ test('an elicitation becomes one card; a wrong answer is refused 422, the fixed 
   const { card, rest } = await host.chatUntilCard('s-mcp');
   assert.ok(card, 'the card reached the chat stream');
   assert.equal(card.mode, 'form');
-  assert.equal(card.title, 'Book the meeting');
-  assert.equal(card.description, 'Pick a day and who comes.');
+  assert.equal(card.title, 'Book a meeting / 预约会议');
+  assert.equal(card.description, 'Pick the day, the length and who comes. / 选择日期、时长和参会人。');
   assert.deepEqual(
     card.questions.map((q: any) => [q.id, q.mode, q.required]),
     [
@@ -316,6 +275,6 @@ test('an elicitation card left to expire answers the MCP server cancel, and the 
   assert.ok(card);
   const chat = await rest;
   assert.deepEqual(meetings.results, [{ action: 'cancel' }]);
-  assert.equal((chat.find((f) => f.event === 'tool_result')!.data as any).content, '{"action":"cancel"}');
+  assert.equal((chat.find((f) => f.event === 'tool_result')!.data as any).content, 'Not booked: the user answered cancel.');
   assert.deepEqual(chat.at(-1)!.data, { reason: 'completed' });
 });
