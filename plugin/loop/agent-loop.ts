@@ -15,7 +15,7 @@ import { cancelAnswerFor } from '../contract/tool-result.js';
 import { summarizeAnswer } from '../core/audit.js';
 import type { RunHost, SseSink } from '../core/host.js';
 import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
-import type { InteractionRecord, PendingStore } from '../store/types.js';
+import type { PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
 import { emptyRun, RunStates, type RunState } from './run-state.js';
 import { runRounds, type LoopCoordinator, type ModelApi, type RoundsOutcome } from './run-rounds.js';

@@ -149,13 +149,6 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
     return view(loaded.value, clock());
   }
 
-  /** The interaction row as last seen by this process, if any (see RECENT_ROWS). */
-  function recentInteraction(requestId: string): { raw: string; value: StoredInteraction } | undefined {
-    const key = interactionKey(requestId);
-    const raw = recent.get(key);
-    return raw === undefined ? undefined : { raw, value: JSON.parse(raw).value as StoredInteraction };
-  }
-
   /** Swap an interaction row and remember what is there now. */
   async function writeInteraction(requestId: string, expect: Expectation, stored: StoredInteraction, ttlMs: number, deadline: number) {
     const key = interactionKey(requestId);

@@ -7,9 +7,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { answerBody, first, getJson, postStream, shape } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
-import { startDemoServer } from '../helpers/demo-server.js';
-import { startScriptedModel } from '../helpers/scripted-model.js';
 
 const exact = '{"selections":["safe"],"customInput":"","cancelled":false}';
 

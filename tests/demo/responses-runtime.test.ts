@@ -10,9 +10,6 @@ import assert from 'node:assert/strict';
 import { answerBody, all, first, getJson, postStream, shape } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
 import type { ChatRequestBody } from '../helpers/scripted-model.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
-import { startDemoServer } from '../helpers/demo-server.js';
-import { startScriptedModel } from '../helpers/scripted-model.js';
 
 /** What the endpoint received as input items (the scripted model keeps the raw request fields). */
 const inputOf = (body: ChatRequestBody) => body.input as Array<Record<string, unknown>>;

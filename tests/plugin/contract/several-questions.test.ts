@@ -14,6 +14,10 @@ import {
   ASK_USER_DESCRIPTIONS,
 } from '../../../plugin/contract/tool-definition.js';
 import { parseAskUserArguments } from '../../../plugin/core/coordinator.js';
+import { BOUND_KEYS } from '../../../plugin/contract/bounds.js';
+
+/** Every §9.1 field as a strict model sends it when unused. */
+const NULL_BOUNDS = Object.fromEntries(BOUND_KEYS.map((k) => [k, null]));
 
 const q = (id: string, extra: Record<string, unknown> = {}) => ({ id, title: `Q ${id}`, mode: 'text', ...extra });
 const issues = (args: unknown) => {
@@ -155,15 +159,7 @@ test('the strict variant follows strict mode, and a strict call (every optional 
     options: null,
     allowCustom: null,
     required: null,
-    placeholder: null,
-    default: null,
-    min: null,
-    max: null,
-    step: null,
-    minLength: null,
-    maxLength: null,
-    minSelections: null,
-    maxSelections: null,
+    ...NULL_BOUNDS,
     ...extra,
   });
   const sent = {
@@ -173,15 +169,7 @@ test('the strict variant follows strict mode, and a strict call (every optional 
     options: null,
     allowCustom: null,
     submitLabel: null,
-    placeholder: null,
-    default: null,
-    min: null,
-    max: null,
-    step: null,
-    minLength: null,
-    maxLength: null,
-    minSelections: null,
-    maxSelections: null,
+    ...NULL_BOUNDS,
     questions: [
       nullQuestion('pick', 'single', { options: [{ id: 'a', label: 'A', description: null, recommended: null }] }),
       nullQuestion('n', 'number', { max: 5 }),

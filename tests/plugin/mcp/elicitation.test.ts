@@ -19,6 +19,7 @@ import { agentRuntime, type LoopTool } from '../../../plugin/loop/index.js';
 import { mcpElicitation } from '../../../plugin/mcp/index.js';
 import { startScriptedModel, type ScriptedModel } from '../../helpers/scripted-model.js';
 import { parseSse } from '../harness.js';
+import { postStreamUntil } from '../../demo/sse-client.js';
 import { startMeetingServer as startDemoMeetingServer } from '../../../demo/mcp/meeting-server.js';
 
 const MEETING_SCHEMA = {
@@ -88,28 +89,10 @@ async function startHost(store: PendingStore, model: ScriptedModel, mcpUrl: stri
   return {
     url,
     post,
-    /** Starts a chat and resolves once its stream shows the card; `rest` is the rest of the stream. */
+    /** Starts a chat and resolves once its stream shows the card; `rest` is the whole stream once it ends. */
     async chatUntilCard(sessionId: string) {
-      const res = await post('/api/chat', { sessionId, message: 'book it' });
-      const reader = res.body!.getReader();
-      let text = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += Buffer.from(value).toString('utf8');
-        const card = parseSse(text).frames.find((f) => f.event === 'user_input_required');
-        if (card) {
-          const rest = (async () => {
-            for (;;) {
-              const next = await reader.read();
-              if (next.done) return parseSse(text).frames;
-              text += Buffer.from(next.value).toString('utf8');
-            }
-          })();
-          return { card: card.data as any, rest };
-        }
-      }
-      return { card: undefined, rest: Promise.resolve(parseSse(text).frames) };
+      const { data: card, rest } = await postStreamUntil(`${url}/api/chat`, { sessionId, message: 'book it' }, 'user_input_required');
+      return { card, rest };
     },
     async close() {
       server.closeAllConnections();
