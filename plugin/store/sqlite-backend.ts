@@ -107,7 +107,8 @@ export async function openSqliteBackend(
 
   // A versioned row matches by its head (backend.ts, stateHead): the version right after STATE_HEAD and,
   // if it has one, a purgeAt later than the caller's now.
-  const VERSION_MATCH = `substr(value, 1, ?) = ? AND (json_extract(value, '$.value.purgeAt') IS NULL OR json_extract(value, '$.value.purgeAt') > ?)`;
+  // A row without purgeAt lives forever: read it as larger than any epoch ms.
+  const VERSION_MATCH = `substr(value, 1, ?) = ? AND IFNULL(json_extract(value, '$.value.purgeAt'), 9e18) > ?`;
   const versionParams = (version: string, liveAt: number) => {
     const head = `${STATE_HEAD}${version}"`;
     return [head.length, head, liveAt];
