@@ -5,16 +5,9 @@
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  createAskUserKit,
-  memoryAuditLogger,
-  openStore,
-  type AskUserKit,
-  type PendingStore,
-  type SseSink,
-  type ChatEventName,
-} from '../../plugin/index.js';
+import { createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type PendingStore } from '../../plugin/index.js';
 import { recordingHost, type RecordingHost } from './harness.js';
+import { recordingSink } from '../helpers/recording-sink.js';
 
 const call = (id: string, args: unknown) => ({
   id,
@@ -25,21 +18,6 @@ const OPTS = [
   { id: 'a', label: 'A' },
   { id: 'b', label: 'B' },
 ];
-
-function captureSink(): SseSink & { sent: Array<{ event: ChatEventName; data: unknown }> } {
-  const controller = new AbortController();
-  const sent: Array<{ event: ChatEventName; data: unknown }> = [];
-  return {
-    sent,
-    send: (event, data) => void sent.push({ event, data }),
-    comment: () => {},
-    signal: controller.signal,
-    get closed() {
-      return controller.signal.aborted;
-    },
-    end: () => controller.abort(),
-  };
-}
 
 describe('kit.intercept with §9.1 fields', () => {
   let store: PendingStore;
@@ -122,7 +100,7 @@ describe('kit.intercept with §9.1 fields', () => {
   ];
   for (const [name, args, message] of invalid) {
     it(`invalid §9.1 arguments (${name}): is_error ToolResult naming the field; nothing shown, nothing stored`, async () => {
-      const sse = captureSink();
+      const sse = recordingSink();
       const r = await kit.intercept([call('bad', args)], { sessionId: 's1', sse });
       assert.equal(r.pause, false);
       assert.equal(r.errorResults.length, 1);
@@ -130,14 +108,14 @@ describe('kit.intercept with §9.1 fields', () => {
       assert.equal(err!.isError, true);
       assert.match(err!.content, /^ask_user was not shown to the user because its arguments are invalid: /);
       assert.match(err!.content, message);
-      assert.deepEqual(sse.sent, []);
+      assert.deepEqual(sse.events, []);
       assert.equal(await store.currentOf('s1'), undefined);
       assert.equal(audit.entries.at(-1)?.reason, 'invalid_arguments');
     });
   }
 
   it('valid fields are stored and announced exactly as given, numbers as numbers, after the §3 fields', async () => {
-    const sse = captureSink();
+    const sse = recordingSink();
     const bounds = { placeholder: 'how many', default: '0.3', min: -1.5, max: 2, step: 0.1 };
     const r = await kit.intercept([call('q', { title: 'Ratio?', mode: 'number', ...bounds })], { sessionId: 's1', sse });
     const id = r.interaction!.requestId;
@@ -151,8 +129,8 @@ describe('kit.intercept with §9.1 fields', () => {
       resumable: true,
       ...bounds,
     };
-    assert.deepEqual(sse.sent, [{ event: 'user_input_required', data: expected }]);
-    assert.equal(JSON.stringify(sse.sent[0]!.data).includes('"step":0.1'), true);
+    assert.deepEqual(sse.events, [{ event: 'user_input_required', data: expected }]);
+    assert.equal(JSON.stringify(sse.events[0]!.data).includes('"step":0.1'), true);
     assert.deepEqual((await store.get(id))!.form, { title: 'Ratio?', mode: 'number', ...bounds });
   });
 

@@ -1,39 +1,16 @@
 /** Interception (docs/protocol.md §1–2): validation before anything reaches a user, one question per turn. */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  createAskUserKit,
-  memoryAuditLogger,
-  openStore,
-  type AskUserKit,
-  type PendingStore,
-  type SseSink,
-  type ChatEventName,
-} from '../../plugin/index.js';
+import { createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type PendingStore } from '../../plugin/index.js';
 import { parseAskUserArguments } from '../../plugin/core/coordinator.js';
 import { recordingHost, SINGLE, type RecordingHost } from './harness.js';
+import { recordingSink } from '../helpers/recording-sink.js';
 
 const call = (id: string, name: string, args: unknown) => ({
   id,
   type: 'function' as const,
   function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
 });
-
-/** A sink that records what was sent, for checking the coordinator's writes without HTTP. */
-function captureSink(): SseSink & { sent: Array<{ event: ChatEventName; data: unknown }> } {
-  const controller = new AbortController();
-  const sent: Array<{ event: ChatEventName; data: unknown }> = [];
-  return {
-    sent,
-    send: (event, data) => void sent.push({ event, data }),
-    comment: () => {},
-    signal: controller.signal,
-    get closed() {
-      return controller.signal.aborted;
-    },
-    end: () => controller.abort(),
-  };
-}
 
 describe('kit.intercept', () => {
   let store: PendingStore;
@@ -54,7 +31,7 @@ describe('kit.intercept', () => {
   });
 
   it('separates ask_user from ordinary calls, stores the question, writes user_input_required, pauses', async () => {
-    const sse = captureSink();
+    const sse = recordingSink();
     const calls = [call('c1', 'read_file', { path: 'a' }), call('c2', 'ask_user', SINGLE), call('c3', 'grep', {})];
     const r = await kit.intercept(calls, { sessionId: 's1', sse });
     assert.equal(r.pause, true);
@@ -65,7 +42,7 @@ describe('kit.intercept', () => {
     assert.deepEqual(r.errorResults, []);
     const id = r.interaction!.requestId;
     assert.match(id, /^ask_[A-Za-z0-9_-]{22}$/);
-    assert.deepEqual(sse.sent, [
+    assert.deepEqual(sse.events, [
       {
         event: 'user_input_required',
         data: {
@@ -80,7 +57,7 @@ describe('kit.intercept', () => {
         },
       },
     ]);
-    assert.deepEqual(r.event, sse.sent[0]!.data);
+    assert.deepEqual(r.event, sse.events[0]!.data);
     const stored = await store.get(id);
     assert.equal(stored?.status, 'pending');
     assert.equal(stored?.toolCallId, 'c2');
@@ -138,7 +115,7 @@ describe('kit.intercept', () => {
   ];
   for (const [name, args, message] of invalid) {
     it(`invalid arguments (${name}): error ToolResult saying what was wrong; nothing shown, nothing stored`, async () => {
-      const sse = captureSink();
+      const sse = recordingSink();
       const r = await kit.intercept([call('bad', 'ask_user', args), call('c2', 'ls', {})], { sessionId: 's1', sse });
       assert.equal(r.pause, false);
       assert.deepEqual(
@@ -152,14 +129,14 @@ describe('kit.intercept', () => {
       assert.equal(err!.isError, true);
       assert.match(err!.content, message);
       assert.match(err!.content, /call ask_user again/);
-      assert.deepEqual(sse.sent, []);
+      assert.deepEqual(sse.events, []);
       assert.equal(await store.currentOf('s1'), undefined);
       assert.equal(audit.entries.at(-1)?.reason, 'invalid_arguments');
     });
   }
 
   it('two ask_user in one turn: the first is asked, the second gets "ask one question at a time"', async () => {
-    const sse = captureSink();
+    const sse = recordingSink();
     const r = await kit.intercept([call('q1', 'ask_user', SINGLE), call('q2', 'ask_user', { title: 'Also?', mode: 'text' })], {
       sessionId: 's1',
       sse,
@@ -169,7 +146,7 @@ describe('kit.intercept', () => {
     assert.equal(r.errorResults.length, 1);
     assert.equal(r.errorResults[0]!.toolCallId, 'q2');
     assert.match(r.errorResults[0]!.content, /ask one question at a time/);
-    assert.equal(sse.sent.length, 1);
+    assert.equal(sse.events.length, 1);
     assert.equal(audit.entries.filter((e) => e.event === 'asked').length, 1);
   });
 
@@ -183,13 +160,13 @@ describe('kit.intercept', () => {
   });
 
   it('options given with a non-choice mode are dropped from the stored and shown form', async () => {
-    const sse = captureSink();
+    const sse = recordingSink();
     const r = await kit.intercept(
       [call('q', 'ask_user', { title: 'How many?', mode: 'number', options: [{ id: 'a', label: 'A' }], allowCustom: true })],
       { sessionId: 's1', sse },
     );
     assert.equal(r.interaction!.form.options, undefined);
-    assert.equal('options' in (sse.sent[0]!.data as object), false);
+    assert.equal('options' in (sse.events[0]!.data as object), false);
     assert.equal((await store.get(r.interaction!.requestId))!.form.options, undefined);
   });
 
