@@ -1,7 +1,8 @@
 /**
  * `vite build` produces both browser bundles of the widget in one run, as two build environments:
  *   dist/widget/ask-user-kit.js             ES module, lit and @lit/context external (for bundlers)
- *   dist/widget/ask-user-kit.standalone.js  one module with lit inside (a WebView's <script type="module">); rich text loads ask-user-kit.markdown.js from beside it
+ *   dist/widget/ask-user-kit.standalone.js  lit inside (a WebView's <script type="module">); its lazy chunks
+ *     ask-user-kit.standalone.[name].js lie beside it, and rich text loads ask-user-kit.markdown.js from there too
  *
  * The elements declare their reactive properties in `static properties` and give defaults as class fields,
  * which `useDefineForClassFields: false` (tsconfig.json) turns into assignments in the constructor. Vite 8's
@@ -12,12 +13,12 @@
 import { defineConfig } from 'vite';
 import { LIT_EXTERNAL, OXC_OPTIONS, widgetBuild } from './widget/build/bundles.js';
 import { minifyLitTemplates } from './widget/build/lit-templates.js';
-import { staticLazyImports } from './widget/build/static-lazy-imports.js';
+import { sharedChunkImports } from './widget/build/shared-chunks.js';
 import { manglePrivateMembers } from './widget/build/mangle-private-members.js';
 
 export default defineConfig({
   publicDir: false,
-  plugins: [minifyLitTemplates(), staticLazyImports(), manglePrivateMembers()],
+  plugins: [minifyLitTemplates(), sharedChunkImports(), manglePrivateMembers()],
   oxc: OXC_OPTIONS,
   environments: {
     module: { consumer: 'client', build: widgetBuild('ask-user-kit.js', LIT_EXTERNAL) },

@@ -11,7 +11,8 @@ import { REPO_ROOT } from './lib/paths.js';
 
 // This file may run compiled from bench/results/build/; bundle-size.ts always runs from the source tree.
 const script = `${REPO_ROOT}bench/bundle-size.ts`;
-const GOALS = { module: 6 * 1024, standalone: 12 * 1024 };
+// The standalone's goal (issue: ≤ 21 KiB gzip) is for a card without rich text: its entry file alone.
+const GOALS = { module: 6 * 1024, standalone: 21 * 1024 };
 
 const started = performance.now();
 const out = execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 8 << 20 });
@@ -28,7 +29,12 @@ function tableRows(text: string): string[][] {
       line
         .split('│')
         .slice(1, -1)
-        .map((cell) => cell.trim().replace(/^'(.*)'$/, '$1')),
+        .map((cell) =>
+          cell
+            .trim()
+            .replace(/^'(.*)'$/, '$1')
+            .trim(),
+        ),
     );
 }
 
@@ -44,15 +50,17 @@ function gzipOf(prefix: string): number {
   return Number(match[1]) * 1024;
 }
 
-/** Chunks the ES module loads on first use (listed indented, marked "(lazy)"), gzipped one by one. */
+/** Chunks the ES module loads on first use (listed indented, marked "(lazy)"; not the standalone's), gzipped one by one. */
 const lazy = rowsOut
-  .filter((cells) => cells[col('bundle')]?.endsWith('(lazy)'))
+  .filter((cells) => cells[col('bundle')]?.endsWith('(lazy)') && !cells[col('bundle')]!.includes('.standalone.'))
   .map((cells) => Number(cells[col('gzip')]!.replace(' KB', '')) * 1024)
   .reduce((a, b) => a + b, 0);
 const sizes = {
   module: gzipOf('ask-user-kit.js'),
   moduleLazy: lazy,
   standalone: gzipOf('ask-user-kit.standalone.js'),
+  /** The standalone entry plus the chunks a single-choice card loads up to its receipt. */
+  standaloneCard: gzipOf('single-choice card to its receipt'),
   lit: gzipOf('lit alone'),
 };
 const group = 'Widget bundles (gzip -9, via bench/bundle-size.ts)';
@@ -70,7 +78,12 @@ writePart({
   name: '4-bundle',
   seconds: (performance.now() - started) / 1000,
   rows: [
-    row('`ask-user-kit.standalone.js` (lit inside)', sizes.standalone, GOALS.standalone),
+    row('`ask-user-kit.standalone.js` (lit inside; a card without rich text)', sizes.standalone, GOALS.standalone),
+    {
+      ...row('standalone + the chunks a single-choice card loads up to its receipt', sizes.standaloneCard, GOALS.standalone),
+      target: '—',
+      met: undefined,
+    },
     row('`ask-user-kit.js` ES module entry (lit external)', sizes.module, GOALS.module),
     ...(lazy > 0 ? [{ ...row('ES module entry + its lazy chunks', sizes.module + lazy, GOALS.module), target: '—', met: undefined }] : []),
   ],

@@ -1,7 +1,7 @@
 /**
  * What vite.config.ts's own build steps leave in dist/widget/ (the sizes themselves are measured by
- * bench/bundle-size.ts, not here): the ES module's lazily loaded chunks, the standalone file's lack of
- * them but for the Markdown renderer, which both load from one stand-alone chunk (§9.3), templates without
+ * bench/bundle-size.ts, not here): each bundle's lazily loaded chunks (the client calls, the SSE parser),
+ * the Markdown renderer, which both load from one stand-alone chunk (§9.3), templates without
  * indentation, and the widget's `_private` members shortened. Whether the built
  * element still works is tests/widget/bundle-*.test.ts.
  */
@@ -33,7 +33,9 @@ describe('the widget build', () => {
   before(async () => {
     bundles.module = await source('ask-user-kit.js');
     bundles.standalone = await source('ask-user-kit.standalone.js');
-    for (const specifier of dynamicImports(bundles.module)) bundles[specifier] = await source(specifier.replace(/^\.\//, ''));
+    for (const entry of [bundles.module, bundles.standalone]) {
+      for (const specifier of dynamicImports(entry)) bundles[specifier] ??= await source(specifier.replace(/^\.\//, ''));
+    }
   });
 
   it('the ES module loads the client calls, the SSE parser and the Markdown renderer lazily, from sibling chunks', () => {
@@ -54,9 +56,25 @@ describe('the widget build', () => {
     ok(bundles['./ask-user-kit.sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
   });
 
-  it('the standalone file carries everything itself but the Markdown renderer, which it loads from the same chunk', () => {
-    deepEqual(dynamicImports(bundles.standalone!), [MARKDOWN]);
-    ok(bundles.standalone!.includes('max-buffer-size-exceeded'), 'the parser is inlined');
+  it('the standalone file loads the client calls and the SSE parser from its own chunks, and the Markdown renderer from the shared one', () => {
+    deepEqual(dynamicImports(bundles.standalone!).sort(), [
+      './ask-user-kit.markdown.js',
+      './ask-user-kit.standalone.client-calls.js',
+      './ask-user-kit.standalone.sse-stream.js',
+    ]);
+    ok(!bundles.standalone!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the standalone entry');
+    ok(!bundles.standalone!.includes('/interactions/pending'), 'the client calls are not in the standalone entry');
+    ok(bundles.standalone!.includes('lit-html'), 'lit is still inside the standalone entry');
+  });
+
+  it('the standalone’s chunks import only the standalone file, so lit and the element have one copy there', () => {
+    for (const chunk of ['./ask-user-kit.standalone.client-calls.js', './ask-user-kit.standalone.sse-stream.js']) {
+      const imports = staticImports(bundles[chunk]!);
+      ok(imports.length > 0 && imports.every((s) => s === './ask-user-kit.standalone.js'), `${chunk} imports: ${imports.join(', ')}`);
+      ok(!bundles[chunk]!.includes('lit-html'), `${chunk} holds no copy of lit`);
+    }
+    ok(bundles['./ask-user-kit.standalone.sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
+    ok(bundles['./ask-user-kit.standalone.client-calls.js']!.includes('/interactions/pending'), 'the calls are in the client-calls chunk');
   });
 
   it('micromark and DOMPurify are in the Markdown chunk only, and that chunk imports nothing', () => {

@@ -13,10 +13,10 @@ export const LIT_EXTERNAL = /^(lit|lit-html|lit-element|@lit\/[^/]+)(\/.*)?$/;
 
 /** Settings both bundles share, so `bench/bundle-size.ts` can build a lit-only baseline the same way. */
 export function widgetBuild(fileName: string, external: RegExp | undefined, entryFile: string = entry): BuildEnvironmentOptions {
-  // The ES module leaves lazily loaded code (the client's calls, the SSE parser) in sibling chunks that a
-  // host's bundler splits as it likes; the standalone file is one <script type="module"> for a WebView, so
-  // it carries them itself (see static-lazy-imports.ts).
-  const split = external !== undefined;
+  // Both bundles leave lazily loaded code (the client's calls, the SSE parser) in sibling chunks, loaded on
+  // first use, so a card that is only shown never downloads them. The standalone's chunks carry its name,
+  // so the two builds' files stay apart; they import lit from the standalone file itself, the same module.
+  const chunks = external === undefined ? 'ask-user-kit.standalone.[name].js' : 'ask-user-kit.[name].js';
   return {
     outDir,
     // Never wipe dist/widget: `tsc -p tsconfig.build.json` writes the .d.ts files there, and a later
@@ -36,11 +36,11 @@ export function widgetBuild(fileName: string, external: RegExp | undefined, entr
       // imports from it. The chunks use only names widget/index.ts exports, so the entry's exports stay
       // exactly the public ones (the package test compares them with the standalone file's); the default
       // ('strict') would move such code into extra shared chunks instead.
-      ...(split ? { preserveEntrySignatures: 'allow-extension' as const } : {}),
+      preserveEntrySignatures: 'allow-extension',
       // Vite leaves whitespace in ES library builds; these files ship as they are, so print them compact too.
       output: {
         minify: { compress: true, mangle: true, codegen: true },
-        ...(split ? { chunkFileNames: 'ask-user-kit.[name].js' } : { codeSplitting: false }),
+        chunkFileNames: chunks,
       },
     },
   };
