@@ -1,7 +1,8 @@
 /**
- * The demo's own small MCP server (contract §7, `ASK_USER_MCP_URL` unset): one tool, `book_meeting`, that
- * asks the user for the meeting's details with `elicitation/create` (§10) and books what comes back. It
- * speaks the SDK's streamable HTTP transport on loopback, one MCP session per client.
+ * The demo's own small MCP server (contract §7, `ASK_USER_MCP_URL` unset), on loopback, speaking the SDK's
+ * streamable HTTP transport, one MCP session per client. Two tools elicit (§10): `book_meeting` asks for
+ * the meeting's details with a form and books what comes back; `connect_calendar` asks the user to open
+ * its sign-in page (URL mode), which it serves itself at `/connect/<elicitationId>`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -15,6 +16,8 @@ export interface MeetingServer {
   readonly url: string;
   /** What each elicitation answered, in order (for tests). */
   readonly results: ElicitResult[];
+  /** The elicitation ids whose sign-in page was opened, in order. */
+  readonly visits: string[];
   close(): Promise<void>;
 }
 
@@ -55,13 +58,27 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 export interface MeetingServerOptions {
   /** What `book_meeting` asks for. @default the meeting's day, length, attendees and invites */
   requestedSchema?: unknown;
+  /** The link `connect_calendar` asks the user to open. @default this server's own sign-in page */
+  connectUrl?: string;
 }
 
-export async function startMeetingServer({ requestedSchema = MEETING }: MeetingServerOptions = {}): Promise<MeetingServer> {
+const CONNECTED_PAGE =
+  '<!doctype html><html lang="en"><meta charset="utf-8"><title>Calendar connected</title>' +
+  '<main><h1>Calendar connected / 日历已连接</h1><p>You can close this tab. / 可以关闭此页。</p></main></html>';
+
+export async function startMeetingServer({ requestedSchema = MEETING, connectUrl }: MeetingServerOptions = {}): Promise<MeetingServer> {
   const results: ElicitResult[] = [];
+  const visits: string[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let base = '';
   const server: Server = createServer(async (req, res) => {
     try {
+      const connect = /^\/connect\/([\w-]{1,64})$/.exec(req.url ?? '');
+      if (connect && req.method === 'GET') {
+        visits.push(connect[1]!);
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(CONNECTED_PAGE);
+        return;
+      }
       const sid = req.headers['mcp-session-id'];
       const body = req.method === 'POST' ? await readBody(req) : undefined;
       let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
@@ -80,6 +97,26 @@ export async function startMeetingServer({ requestedSchema = MEETING }: MeetingS
           results.push(result);
           return { content: [{ type: 'text', text: describe(result) }] };
         });
+        mcp.registerTool(
+          'connect_calendar',
+          { description: "Connect the user's calendar; asks them to sign in on its page." },
+          async () => {
+            const elicitationId = randomUUID();
+            const result = await mcp.server.elicitInput({
+              mode: 'url',
+              message:
+                'Connect your calendar / 连接日历\nSign in on the calendar page so free times can be found. / 在日历页面登录，以便查找空闲时间。',
+              url: connectUrl ?? `${base}/connect/${elicitationId}`,
+              elicitationId,
+            });
+            results.push(result);
+            const text =
+              result.action === 'accept'
+                ? 'The user opened the calendar sign-in page.'
+                : `Not connected: the user answered ${result.action}.`;
+            return { content: [{ type: 'text', text }] };
+          },
+        );
         await mcp.connect(created);
         transport = created;
       }
@@ -89,9 +126,11 @@ export async function startMeetingServer({ requestedSchema = MEETING }: MeetingS
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    url: `${base}/mcp`,
     results,
+    visits,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

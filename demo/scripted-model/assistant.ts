@@ -11,6 +11,8 @@ import { langOf, questionFor, topicOf, TEST_SUITES, type Lang, type TestSuite } 
 export const LIST_TEST_SUITES = 'list_test_suites';
 /** The demo's own MCP server's tool (demo/mcp/meeting-server.ts), which asks the user through elicitation. */
 export const BOOK_MEETING = 'book_meeting';
+/** Its other tool, which asks the user to open a sign-in page (URL-mode elicitation). */
+export const CONNECT_CALENDAR = 'connect_calendar';
 
 type Message = ChatRequestBody['messages'][number];
 interface CallInfo {
@@ -93,6 +95,14 @@ export function createAssistant(options: AssistantOptions = {}) {
       return {
         text: zh ? '我请会议服务器来预约。' : 'Let me ask the meeting server to book it.',
         toolCalls: [{ name: BOOK_MEETING, arguments: {} }],
+        chunkSize: 3,
+        pieceDelayMs,
+      };
+    }
+    if (topic === 'calendar' && offers(body, CONNECT_CALENDAR)) {
+      return {
+        text: zh ? '我请日历服务器来连接。' : 'Let me ask the calendar server to connect it.',
+        toolCalls: [{ name: CONNECT_CALENDAR, arguments: {} }],
         chunkSize: 3,
         pieceDelayMs,
       };

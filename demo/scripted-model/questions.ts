@@ -5,11 +5,12 @@
 import type { AskUserArgs } from '../../plugin/contract/schema.js';
 
 export type Lang = 'zh' | 'en';
-export type Topic = 'meeting' | 'plan' | 'release' | 'tests' | 'directory' | 'count' | 'features' | 'naming' | 'approach';
+export type Topic = 'meeting' | 'calendar' | 'plan' | 'release' | 'tests' | 'directory' | 'count' | 'features' | 'naming' | 'approach';
 
 /** Keywords per topic, checked in this order (the first match wins). */
 export const TOPIC_KEYWORDS: ReadonlyArray<[Topic, RegExp]> = [
   ['meeting', /meeting|book a|schedule a|会议|预约|约个会/i],
+  ['calendar', /calendar|日历/i],
   ['plan', /release plan|rollout plan|roll-?out|发布计划|发布方案|上线方案/i],
   ['tests', /\btests?\b|test suites?|测试|用例/i],
   ['release', /release|ship|launch|deadline|发布|上线|日期|排期/i],
@@ -47,6 +48,16 @@ export function questionFor(topic: Topic, lang: Lang, suites: TestSuite[] = TEST
     case 'meeting':
       // Without the MCP meeting server's tool the assistant asks for the day itself.
       return { title: zh ? '会议定在哪一天？' : 'Which day should the meeting be?', mode: 'date' };
+    case 'calendar':
+      // Without the MCP server's connect_calendar the assistant asks which one instead.
+      return {
+        title: zh ? '要连接哪个日历？' : 'Which calendar should I connect?',
+        mode: 'single',
+        options: [
+          { id: 'work', label: zh ? '工作日历' : 'Work calendar', recommended: true },
+          { id: 'personal', label: zh ? '个人日历' : 'Personal calendar' },
+        ],
+      };
     case 'release':
       return {
         title: zh ? '这次发布定在哪一天？' : 'Which day should the release go out?',

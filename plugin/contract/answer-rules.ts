@@ -62,7 +62,7 @@ export interface QuestionShape extends FormShape {
 }
 
 /** A stored form: one question at the top level (`mode` set), or `questions`. */
-export type AnyFormShape = Omit<FormShape, 'mode'> & { mode?: Mode; questions?: readonly QuestionShape[] };
+export type AnyFormShape = Omit<FormShape, 'mode'> & { mode?: Mode; questions?: readonly QuestionShape[]; url?: string };
 
 /** A continue body as the rules need it. */
 export interface ContinueShape {
@@ -252,6 +252,14 @@ export function checkAnswer(form: FormShape, answer: AnswerShape): AnswerCheck {
  */
 export function checkContinue(form: AnyFormShape, body: ContinueShape): ContinueCheck {
   if (body.cancelled) return { ok: true };
+  // A link card (§10) is answered by opening the link: the answer carries nothing.
+  if (form.url !== undefined) {
+    if (body.answers !== undefined)
+      return { ok: false, problem: 'answers_not_expected', field: 'answers', message: 'a link card takes no answers' };
+    if (body.selections?.length) return fail('selections_not_allowed', 'selections', 'a link card takes no selections');
+    if (body.customInput) return fail('custom_not_allowed', 'customInput', 'a link card takes no text');
+    return { ok: true };
+  }
   if (form.questions === undefined) {
     if (body.answers !== undefined)
       return {

@@ -13,6 +13,21 @@ export type ChoiceMode = (typeof CHOICE_MODES)[number];
 export const TEXT_FORMATS = ['email', 'uri', 'date-time'] as const;
 export type TextFormat = (typeof TEXT_FORMATS)[number];
 
+/**
+ * A link a card may open (§10): http or https with a host, no user or password (`https://bank@evil.example`
+ * reads as bank), no whitespace, at most LIMITS.url long. Anything else is never shown as a link.
+ */
+export function isWebUrl(url: string): boolean {
+  // Spelled out as scheme://host: URL parsing forgives `https:///x` and `https:\\x`, which read otherwise.
+  if (url.length > LIMITS.url || /\s/.test(url) || !/^https?:\/\/[^/\\]/i.test(url)) return false;
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
+
 export const isChoiceMode = (mode: string): mode is ChoiceMode => (CHOICE_MODES as readonly string[]).includes(mode);
 
 export const LIMITS = {
@@ -44,6 +59,8 @@ export const LIMITS = {
   questionId: 64,
   /** `header`: a question's short chip label. */
   header: 24,
+  /** `url` of a link card (MCP elicitation in URL mode, §10). */
+  url: 2048,
   /** JSON body of `POST /api/chat/continue`. */
   bodyBytes: 64 * 1024,
 } as const;

@@ -6,7 +6,7 @@
  * `import type` only, and the dependency-free rules in `answer-rules.ts`.
  */
 import { z } from 'zod';
-import { LIMITS, MODES, CHOICE_MODES, TEXT_FORMATS, isChoiceMode, type Mode } from './limits.js';
+import { LIMITS, MODES, CHOICE_MODES, TEXT_FORMATS, isChoiceMode, isWebUrl, type Mode } from './limits.js';
 import { BOUND_KEYS, boundsFields, boundsIssues } from './bounds.js';
 
 export { LIMITS, MODES, CHOICE_MODES };
@@ -132,8 +132,16 @@ export const askUserArgsSchema = askUserArgsObject.superRefine((args, ctx) => {
 export type AskUserOption = z.infer<typeof askUserOptionSchema>;
 export type AskUserArgs = z.infer<typeof askUserArgsSchema>;
 
-/** The form as stored and shown: validated arguments, options dropped for non-choice modes. */
-export type AskUserForm = AskUserArgs;
+/**
+ * The form as stored and shown: validated arguments, options dropped for non-choice modes. `url` makes it
+ * a link card (MCP elicitation in URL mode, §10): title, description and the link, no question; only a
+ * host builds one, never the model.
+ */
+export type AskUserForm = AskUserArgs & { url?: string };
+
+/** What a card shows: one question's mode, `form` for several questions (§9.2), `url` for a link (§10). */
+export type CardMode = Mode | 'form' | 'url';
+export const formMode = (form: AskUserForm): CardMode => (form.url !== undefined ? 'url' : form.questions ? 'form' : form.mode!);
 
 /** `ask_` + 128 random bits, base64url (22 chars). Anything else is rejected before the store is asked. */
 export const requestIdSchema = z.string().regex(/^ask_[A-Za-z0-9_-]{22,64}$/, 'must look like ask_<base64url>');
@@ -152,9 +160,11 @@ export const formQuestionSchema = askUserQuestionSchema.extend({
 export type FormQuestion = z.infer<typeof formQuestionSchema>;
 
 export const userInputRequiredSchema = askUserArgsObject.omit({ questions: true }).extend({
-  /** A mode of §1, or `form` for several questions (§9.2). */
-  mode: z.union([z.enum(MODES), z.literal('form')]),
+  /** A mode of §1, `form` for several questions (§9.2), or `url` for a link card (§10). */
+  mode: z.union([z.enum(MODES), z.literal('form'), z.literal('url')]),
   questions: z.array(formQuestionSchema).optional(),
+  /** A link card's http(s) link (§10). */
+  url: z.string().refine(isWebUrl, 'an http or https URL').optional(),
   id: requestIdSchema,
   toolCallId: z.string(),
   sessionId: z.string(),

@@ -3,7 +3,7 @@
  * mode, selected option ids and the *length* of free text; the free text itself never enters an entry,
  * because audit logs travel further than the data they describe.
  */
-import type { Answer, AskUserForm, ErrorCode, Mode } from '../contract/schema.js';
+import { formMode, type Answer, type AskUserForm, type CardMode, type ErrorCode } from '../contract/schema.js';
 import type { InteractionRecord } from '../store/types.js';
 
 export const AUDIT_EVENTS = ['asked', 'answered', 'cancelled', 'expired', 'superseded', 'rejected'] as const;
@@ -23,7 +23,7 @@ export interface AuditEntry {
   requestId?: string;
   toolCallId?: string;
   /** The question's mode, or `form` for several questions (§9.2). */
-  mode?: Mode | 'form';
+  mode?: CardMode;
   /** When the question was asked, ISO 8601. */
   askedAt?: string;
   /** ISO 8601. */
@@ -114,7 +114,7 @@ export function recordEntry(
     sessionId: extra.sessionId ?? record.sessionId,
     requestId: record.requestId,
     toolCallId: record.toolCallId,
-    mode: record.form.questions ? 'form' : record.form.mode!,
+    mode: formMode(record.form),
     askedAt: iso(record.createdAt),
     expiresAt: iso(record.expiresAt),
   };

@@ -12,6 +12,7 @@ import { isChoiceMode } from '../contract/limits.js';
 import { BOUND_KEYS, dropNullFields } from '../contract/bounds.js';
 import {
   askUserArgsSchema,
+  formMode,
   sessionIdSchema,
   type AskUserForm,
   type AskUserQuestion,
@@ -94,12 +95,13 @@ export function userInputRequiredOf(record: InteractionRecord): UserInputRequire
     toolCallId: record.toolCallId,
     sessionId: record.sessionId,
     title: form.title,
-    mode: form.questions ? 'form' : form.mode!,
+    mode: formMode(form),
     expiresAt: new Date(record.expiresAt).toISOString(),
     resumable: true,
   };
   if (form.description !== undefined) data.description = form.description;
   if (form.questions) data.questions = form.questions.map(formQuestionOf);
+  if (form.url !== undefined) data.url = form.url;
   if (form.options !== undefined) data.options = form.options;
   if (form.allowCustom !== undefined) data.allowCustom = form.allowCustom;
   if (form.submitLabel !== undefined) data.submitLabel = form.submitLabel;

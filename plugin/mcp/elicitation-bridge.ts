@@ -2,7 +2,8 @@
  * Contract §10: a host that is an MCP client hands each `elicitation/create` of an MCP server to the user
  * through the same store, event, card and continue route as `ask_user`, and answers the server as the card
  * was answered: `accept` with typed content, `decline` (the card's cancel), or `cancel` (expired,
- * superseded, or the run stopped). Exactly once, as any card: the continue route's claim decides.
+ * superseded, or the run stopped). Exactly once, as any card: the continue route's claim decides. In URL
+ * mode the card is a link: opening it answers `accept` (the server then goes on out of band).
  *
  * An MCP request lives in the process holding the connection, so the waiting request is kept in memory:
  * after a restart the card is still shown, but says honestly that it cannot be answered (`resumable:
@@ -14,7 +15,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
-import { contentFromAnswers, formFromElicitation, type PropertyPlan } from './elicitation-form.js';
+import { contentFromAnswers, formFromElicitation, linkFromElicitation, type PropertyPlan } from './elicitation-form.js';
 
 export interface McpElicitationOptions {
   /** Language of the Yes/No labels of a boolean. @default 'zh' */
@@ -24,6 +25,7 @@ export interface McpElicitationOptions {
 }
 
 interface Waiter {
+  /** How to type the answers; empty for a link card, whose accept carries no content. */
   plan: PropertyPlan[];
   resolve(result: ElicitResult): void;
 }
@@ -56,10 +58,13 @@ export function mcpElicitation(options: McpElicitationOptions = {}): McpElicitat
   };
 
   async function handle(client: Client, params: Record<string, unknown>, signal: AbortSignal): Promise<ElicitResult> {
-    if (params.mode === 'url') return decline('URL mode is not supported by this host');
     const session = running.get(client);
     if (!session || !core) return decline('no session is running a call on this MCP client');
-    const mapped = formFromElicitation(String(params.message ?? ''), params.requestedSchema, locale);
+    const message = String(params.message ?? '');
+    const mapped =
+      params.mode === 'url'
+        ? linkFromElicitation(message, params.url, locale)
+        : formFromElicitation(message, params.requestedSchema, locale);
     if (!mapped.ok) return decline(mapped.reason);
     const toolCallId = `mcp_${randomBytes(12).toString('base64url')}`;
     // The run that made the call holds its session: no other card of the session is open.
@@ -83,6 +88,7 @@ export function mcpElicitation(options: McpElicitationOptions = {}): McpElicitat
   function answer({ record, answer: given, sse }: ResumeContext): Promise<void> {
     const waiter = waiters.get(record.requestId)!;
     if (given.cancelled) waiter.resolve({ action: 'decline' });
+    else if (record.form.url !== undefined) waiter.resolve({ action: 'accept' });
     else waiter.resolve({ action: 'accept', content: contentFromAnswers(waiter.plan, given.answers ?? []) });
     // The run goes on in the chat stream that made the MCP call; this stream only confirms the answer.
     sse.send('done', { reason: given.cancelled ? 'cancelled' : 'completed' });
@@ -108,7 +114,7 @@ export function mcpElicitation(options: McpElicitationOptions = {}): McpElicitat
       };
     },
     attach(client) {
-      client.registerCapabilities({ elicitation: { form: {} } });
+      client.registerCapabilities({ elicitation: { form: {}, url: {} } });
       client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
         handle(client, request.params as Record<string, unknown>, extra.signal),
       );

@@ -4,7 +4,7 @@
  * mapping does not cover makes the whole request unmappable: it is declined, never half shown.
  */
 import type { AskUserForm, AskUserQuestion, QuestionAnswer } from '../contract/schema.js';
-import { LIMITS, type TextFormat } from '../contract/limits.js';
+import { LIMITS, isWebUrl, type TextFormat } from '../contract/limits.js';
 
 /** Most questions one elicitation may turn into (§10). */
 export const ELICITATION_QUESTIONS = LIMITS.cardQuestions;
@@ -124,6 +124,23 @@ function questionOf(
   }
 }
 
+/** The request's `message` as the card's title (its first line) and description (the rest). */
+function heading(message: string, locale: 'zh' | 'en'): { title: string; description?: string } {
+  const [first = '', ...rest] = message.split('\n');
+  const title = first.trim().slice(0, LIMITS.title) || (locale === 'zh' ? '需要你提供信息' : 'Information needed');
+  const description = rest.join('\n').trim().slice(0, LIMITS.description);
+  return description ? { title, description } : { title };
+}
+
+/** A URL-mode request as a link card; a link that is not plain http(s) is never shown. */
+export function linkFromElicitation(message: string, url: unknown, locale: 'zh' | 'en' = 'zh'): MappedForm {
+  if (typeof url !== 'string' || !isWebUrl(url)) {
+    // Not quoted: a link may carry a token, and this reason is logged.
+    return { ok: false, reason: `the url is not an http(s) link with a host and no credentials, of at most ${LIMITS.url} characters` };
+  }
+  return { ok: true, form: { ...heading(message, locale), url }, plan: [] };
+}
+
 /** The request's `message` and `requestedSchema` as a card, in property order. */
 export function formFromElicitation(message: string, requestedSchema: unknown, locale: 'zh' | 'en' = 'zh'): MappedForm {
   if (!isObj(requestedSchema) || requestedSchema.type !== 'object' || !isObj(requestedSchema.properties)) {
@@ -143,10 +160,7 @@ export function formFromElicitation(message: string, requestedSchema: unknown, l
     questions.push(mapped.q);
     plan.push({ name, questionId: mapped.q.id, kind: mapped.kind });
   }
-  const [first = '', ...rest] = message.split('\n');
-  const title = first.trim().slice(0, LIMITS.title) || (locale === 'zh' ? '需要你提供信息' : 'Information needed');
-  const description = rest.join('\n').trim().slice(0, LIMITS.description);
-  return { ok: true, form: { title, ...(description ? { description } : {}), questions }, plan };
+  return { ok: true, form: { ...heading(message, locale), questions }, plan };
 }
 
 /** The card's answers as the typed `content` of an `accept`; a blank optional question is left out. */

@@ -3,4 +3,11 @@
  * that is an MCP client.
  */
 export { mcpElicitation, type McpElicitation, type McpElicitationOptions } from './elicitation-bridge.js';
-export { contentFromAnswers, formFromElicitation, ELICITATION_QUESTIONS, type MappedForm, type PropertyPlan } from './elicitation-form.js';
+export {
+  contentFromAnswers,
+  formFromElicitation,
+  linkFromElicitation,
+  ELICITATION_QUESTIONS,
+  type MappedForm,
+  type PropertyPlan,
+} from './elicitation-form.js';

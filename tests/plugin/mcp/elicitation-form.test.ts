@@ -1,7 +1,7 @@
-/** Contract §10's mapping table, row by row, and the answers typed back as the schema says. */
+/** Contract §10's mapping table, row by row, the answers typed back as the schema says, and URL mode's link card. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contentFromAnswers, formFromElicitation } from '../../../plugin/mcp/index.js';
+import { contentFromAnswers, formFromElicitation, linkFromElicitation } from '../../../plugin/mcp/index.js';
 
 const one = (schema: Record<string, unknown>, required = true, locale: 'zh' | 'en' = 'zh') => {
   const mapped = formFromElicitation(
@@ -122,4 +122,32 @@ test('a schema outside the shapes is refused with the reason, never half mapped'
     /unusable list/,
   );
   assert.match(refuse({ type: 'string' }), /not an object schema/);
+});
+
+test('URL mode: an http(s) link with a host becomes a link card; any other link is refused', () => {
+  assert.deepEqual(linkFromElicitation('Sign in\nTo see free times.', 'https://calendar.example/auth?state=x', 'en'), {
+    ok: true,
+    form: { title: 'Sign in', description: 'To see free times.', url: 'https://calendar.example/auth?state=x' },
+    plan: [],
+  });
+  assert.equal(linkFromElicitation('', 'http://127.0.0.1:8080/connect', 'en').ok, true);
+  for (const url of [
+    'javascript:alert(1)',
+    'JAVASCRIPT:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'file:///etc/passwd',
+    'ftp://files.example/x',
+    'https://bank.example@evil.example/',
+    'https://user:pw@evil.example/',
+    'https:///no-host',
+    'https:\\\\evil.example/',
+    '/relative/path',
+    'https://exa mple.com/',
+    `https://example.com/${'a'.repeat(2048)}`,
+    42,
+    undefined,
+  ]) {
+    const mapped = linkFromElicitation('Sign in', url, 'en');
+    assert.equal(mapped.ok, false, `${String(url).slice(0, 40)} is refused`);
+  }
 });

@@ -44,33 +44,34 @@ const MEETING_SCHEMA = {
   required: ['date', 'duration', 'attendees', 'confirm'],
 };
 
-/** The demo's meeting server, asking with `schema`. */
-const startMeetingServer = (schema: unknown) => startDemoMeetingServer({ requestedSchema: schema });
+/** The demo's meeting server, asking with `schema` (and for the link `connectUrl` in URL mode). */
+const startMeetingServer = (schema: unknown, connectUrl?: string) =>
+  startDemoMeetingServer({ requestedSchema: schema, ...(connectUrl ? { connectUrl } : {}) });
 
-/** The agent server: the kit's routes and a chat route on Koa, the loop with one MCP-backed tool. */
+/** The agent server: the kit's routes and a chat route on Koa, the loop with the MCP server's two tools. */
 async function startHost(store: PendingStore, model: ScriptedModel, mcpUrl: string, declined: string[] = [], ttlMs?: number) {
   const elicitation = mcpElicitation({ locale: 'en', onDeclined: (reason) => void declined.push(reason) });
   const client = new Client({ name: 'ask-user-kit-test', version: '1.0.0' });
   elicitation.attach(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
-  const book: LoopTool = {
-    name: 'book_meeting',
-    description: 'Book a meeting',
+  const tools = ['book_meeting', 'connect_calendar'].map((name): LoopTool => ({
+    name,
+    description: name,
     parameters: { type: 'object', properties: {} },
     run: async (_args, ctx) => {
       const result = await elicitation.during(client, { sessionId: ctx.sessionId, sse: ctx.sse }, () =>
-        client.callTool({ name: 'book_meeting', arguments: {} }),
+        client.callTool({ name, arguments: {} }),
       );
       return (result.content as Array<{ text: string }>)[0]!.text;
     },
-  };
+  }));
   const kit = createAskUserKit({
     store,
     authorize: allowAnyCaller,
     logger: { audit() {} },
     ...(ttlMs ? { ttlMs } : {}),
     runtime: elicitation.around(
-      agentRuntime({ client: new OpenAI({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'm', tools: [book] }),
+      agentRuntime({ client: new OpenAI({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'm', tools }),
     ),
   });
   const app = new Koa();
@@ -89,6 +90,8 @@ async function startHost(store: PendingStore, model: ScriptedModel, mcpUrl: stri
   return {
     url,
     post,
+    pending: async (sessionId: string) =>
+      (await (await fetch(`${url}/api/interactions/pending?sessionId=${sessionId}`)).json()) as { pending: any },
     /** Starts a chat and resolves once its stream shows the card; `rest` is the whole stream once it ends. */
     async chatUntilCard(sessionId: string) {
       const { data: card, rest } = await postStreamUntil(`${url}/api/chat`, { sessionId, message: 'book it' }, 'user_input_required');
@@ -260,4 +263,85 @@ test('an elicitation card left to expire answers the MCP server cancel, and the 
   assert.deepEqual(meetings.results, [{ action: 'cancel' }]);
   assert.equal((chat.find((f) => f.event === 'tool_result')!.data as any).content, 'Not booked: the user answered cancel.');
   assert.deepEqual(chat.at(-1)!.data, { reason: 'completed' });
+});
+
+test('URL mode: a link card shows the message and the link; opening it answers accept, once; another session is refused', async (t) => {
+  const meetings = await startMeetingServer(MEETING_SCHEMA);
+  const store = await openStore('memory');
+  const host = await startHost(store, model, meetings.url);
+  t.after(async () => {
+    await host.close();
+    await meetings.close();
+    await store.close();
+  });
+  model.enqueue({ toolCalls: [{ id: 'call_link', name: 'connect_calendar', arguments: {} }] }, { text: 'connected' });
+  const { card, rest } = await host.chatUntilCard('s-link');
+  assert.equal(card.mode, 'url');
+  assert.match(card.url, /^http:\/\/127\.0\.0\.1:\d+\/connect\/[\w-]+$/);
+  assert.equal(card.title, 'Connect your calendar / 连接日历');
+  assert.match(card.description, /^Sign in on the calendar page/);
+  assert.equal(card.questions, undefined);
+  assert.equal(card.resumable, true);
+  const restored = await host.pending('s-link');
+  assert.equal(restored.pending.id, card.id, 'a refresh finds the same card');
+  assert.equal(restored.pending.url, card.url);
+
+  const base = { sessionId: 's-link', requestId: card.id, cancelled: false };
+  const withText = await host.post('/api/chat/continue', { ...base, selections: [], customInput: 'hi' });
+  assert.equal(withText.status, 422, 'a link card takes no text');
+  const foreign = await host.post('/api/chat/continue', { ...base, sessionId: 's-other', selections: [], customInput: '' });
+  assert.equal(foreign.status, 403);
+  assert.equal(((await foreign.json()) as any).error.code, 'session_mismatch');
+  assert.equal(meetings.results.length, 0, 'nothing reached the MCP server yet');
+
+  const opened = await host.post('/api/chat/continue', { ...base, selections: [], customInput: '' });
+  assert.equal(opened.status, 200);
+  const resolved = parseSse(await opened.text()).frames;
+  assert.deepEqual(
+    resolved.map((f) => f.event),
+    ['interaction_resolved', 'done'],
+  );
+  const chat = await rest;
+  assert.equal((chat.find((f) => f.event === 'tool_result')!.data as any).content, 'The user opened the calendar sign-in page.');
+  const again = await host.post('/api/chat/continue', { ...base, selections: [], customInput: '' });
+  assert.equal(again.status, 409, 'a duplicate is refused');
+  assert.deepEqual(meetings.results, [{ action: 'accept' }], 'the MCP server received exactly one result');
+  assert.equal((await host.pending('s-link')).pending, null);
+});
+
+test('URL mode: the cancel answers decline; a link that is not http(s) is declined unseen and not logged', async (t) => {
+  const meetings = await startMeetingServer(MEETING_SCHEMA);
+  const scripted = await startMeetingServer(MEETING_SCHEMA, 'javascript:alert(document.cookie)//secret-token');
+  const store = await openStore('memory');
+  const declined: string[] = [];
+  const host = await startHost(store, model, meetings.url);
+  const other = await startHost(store, model, scripted.url, declined);
+  t.after(async () => {
+    await host.close();
+    await other.close();
+    await meetings.close();
+    await scripted.close();
+    await store.close();
+  });
+  model.enqueue({ toolCalls: [{ id: 'call_no', name: 'connect_calendar', arguments: {} }] }, { text: 'fine' });
+  const { card, rest } = await host.chatUntilCard('s-link-no');
+  const no = await host.post('/api/chat/continue', {
+    sessionId: 's-link-no',
+    requestId: card.id,
+    selections: [],
+    customInput: '',
+    cancelled: true,
+  });
+  assert.equal(no.status, 200);
+  await no.text();
+  await rest;
+  assert.deepEqual(meetings.results, [{ action: 'decline' }]);
+
+  model.enqueue({ toolCalls: [{ id: 'call_js', name: 'connect_calendar', arguments: {} }] }, { text: 'fine' });
+  const shown = await other.chatUntilCard('s-link-js');
+  assert.equal(shown.card, undefined, 'nothing was shown');
+  assert.equal((await other.pending('s-link-js')).pending, null);
+  assert.deepEqual(scripted.results, [{ action: 'decline' }]);
+  assert.match(declined.join('\n'), /not an http\(s\) link/, 'it was logged');
+  assert.doesNotMatch(declined.join('\n'), /secret-token|javascript/, 'without the link itself');
 });
