@@ -7,19 +7,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
-import OpenAI from 'openai';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { allowAnyCaller, createAskUserKit, openStore, type PendingStore } from '../../../plugin/index.js';
-import { koaRoutes, koaSse, readJsonBody } from '../../../plugin/adapters/koa.js';
-import { agentRuntime, type LoopTool } from '../../../plugin/loop/index.js';
-import { mcpElicitation } from '../../../plugin/mcp/index.js';
+import { openStore, type PendingStore } from '../../../plugin/index.js';
 import { startScriptedModel, type ScriptedModel } from '../../helpers/scripted-model.js';
 import { parseSse } from '../harness.js';
-import { postStreamUntil } from '../../demo/sse-client.js';
+import { startMcpHost } from './mcp-host.js';
 import { startMeetingServer as startDemoMeetingServer } from '../../../demo/mcp/meeting-server.js';
 
 const MEETING_SCHEMA = {
@@ -48,63 +40,8 @@ const MEETING_SCHEMA = {
 const startMeetingServer = (schema: unknown, connectUrl?: string) =>
   startDemoMeetingServer({ requestedSchema: schema, ...(connectUrl ? { connectUrl } : {}) });
 
-/** The agent server: the kit's routes and a chat route on Koa, the loop with the MCP server's two tools. */
-async function startHost(store: PendingStore, model: ScriptedModel, mcpUrl: string, declined: string[] = [], ttlMs?: number) {
-  const elicitation = mcpElicitation({ locale: 'en', onDeclined: (reason) => void declined.push(reason) });
-  const client = new Client({ name: 'ask-user-kit-test', version: '1.0.0' });
-  elicitation.attach(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
-  const tools = ['book_meeting', 'connect_calendar'].map((name): LoopTool => ({
-    name,
-    description: name,
-    parameters: { type: 'object', properties: {} },
-    run: async (_args, ctx) => {
-      const result = await elicitation.during(client, { sessionId: ctx.sessionId, sse: ctx.sse }, () =>
-        client.callTool({ name, arguments: {} }),
-      );
-      return (result.content as Array<{ text: string }>)[0]!.text;
-    },
-  }));
-  const kit = createAskUserKit({
-    store,
-    authorize: allowAnyCaller,
-    logger: { audit() {} },
-    ...(ttlMs ? { ttlMs } : {}),
-    runtime: elicitation.around(
-      agentRuntime({ client: new OpenAI({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'm', tools }),
-    ),
-  });
-  const app = new Koa();
-  app.silent = true;
-  app.use(koaRoutes(kit));
-  app.use(async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== '/api/chat') return next();
-    const body = (await readJsonBody(ctx)) as { sessionId: string; message: string };
-    await kit.runtime.chat({ ...body, sse: koaSse(kit, ctx) });
-  });
-  const server = createServer(app.callback());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = (path: string, body: unknown) =>
-    fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return {
-    url,
-    post,
-    pending: async (sessionId: string) =>
-      (await (await fetch(`${url}/api/interactions/pending?sessionId=${sessionId}`)).json()) as { pending: any },
-    /** Starts a chat and resolves once its stream shows the card; `rest` is the whole stream once it ends. */
-    async chatUntilCard(sessionId: string) {
-      const { data: card, rest } = await postStreamUntil(`${url}/api/chat`, { sessionId, message: 'book it' }, 'user_input_required');
-      return { card, rest };
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-      await client.close();
-      await kit.close();
-    },
-  };
-}
+const startHost = (store: PendingStore, model: ScriptedModel, mcpUrl: string, declined: string[] = [], ttlMs?: number) =>
+  startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(mcpUrl)), declined, ttlMs);
 
 let model: ScriptedModel;
 before(async () => {
