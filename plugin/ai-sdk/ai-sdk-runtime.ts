@@ -27,10 +27,11 @@ export interface AiSdkRuntimeOptions {
   /** Any AI SDK language model: `openai('gpt-4.1-mini')`, `createOpenAICompatible({...})('qwen')`, … */
   model: LanguageModel;
   /**
-   * The host's tools, or a function giving them per session; those with `execute` run inside the AI SDK
-   * as usual. A tool named ask_user is replaced. `fromLoopTools(tools)` turns the plugin loop's tools into one.
+   * The host's tools, or a function giving them per run (its session and chat stream, on which a tool may
+   * announce a card of its own, as an MCP elicitation does); those with `execute` run inside the AI SDK as
+   * usual. A tool named ask_user is replaced. `fromLoopTools(tools)` turns the plugin loop's tools into one.
    */
-  tools?: ToolSet | ((sessionId: string) => ToolSet);
+  tools?: ToolSet | ((sessionId: string, sse: SseSink) => ToolSet);
   /** Tool names the model may see, ask_user included; a function decides per session. @default every tool and ask_user */
   allowedTools?: readonly string[] | ((sessionId: string) => readonly string[]);
   /** The AI SDK's `instructions` (the system prompt) of every step. */
@@ -117,9 +118,9 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
   };
 
   const askTool = askUserTool(locale);
-  const toolsFor = (sessionId: string): ToolSet => {
+  const toolsFor = (sessionId: string, sse: SseSink): ToolSet => {
     const allowed = typeof allowedTools === 'function' ? allowedTools(sessionId) : allowedTools;
-    const all: ToolSet = { ...(typeof tools === 'function' ? tools(sessionId) : tools), [ASK_USER_TOOL_NAME]: askTool };
+    const all: ToolSet = { ...(typeof tools === 'function' ? tools(sessionId, sse) : tools), [ASK_USER_TOOL_NAME]: askTool };
     return allowed ? Object.fromEntries(Object.entries(all).filter(([name]) => allowed.includes(name))) : all;
   };
 
@@ -137,7 +138,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
       sse,
       messages,
       stepsUsed: start.step,
-      tools: toolsFor(sessionId),
+      tools: toolsFor(sessionId, sse),
       onStep: async (msgs, step) => {
         await states.update(sessionId, (cur) => ({ ...hold.check(cur), messages: [...msgs], step, status: 'running', owed: undefined }));
       },

@@ -1,5 +1,5 @@
 /**
- * The plugin loop's tools (`LoopTool`: a JSON Schema and `run(args, { sessionId, signal })`) as an AI SDK
+ * The plugin loop's tools (`LoopTool`: a JSON Schema and `run(args, { sessionId, signal, sse })`) as an AI SDK
  * ToolSet, so a host moving from the loop to this runtime — the demo among them — keeps its tools and
  * what the model reads from them: a string as given, `{ content, isError }` as an error result, a throw
  * as `Error: <name> failed: …`, as the loop's registry words it.
@@ -7,10 +7,11 @@
 import { jsonSchema, tool, type JSONSchema7, type ToolSet } from 'ai';
 import type { LoopTool, ToolOutput } from '../loop/tool-registry.js';
 import { errorText } from '../loop/tool-registry.js';
+import type { SseSink } from '../core/host.js';
 
-/** Per session, since a LoopTool's `run` is told its session: pass the result as `aiSdkRuntime({ tools })`. */
-export function fromLoopTools(tools: readonly LoopTool[]): (sessionId: string) => ToolSet {
-  return (sessionId) =>
+/** Per run, since a LoopTool's `run` is told its session and chat stream: pass the result as `aiSdkRuntime({ tools })`. */
+export function fromLoopTools(tools: readonly LoopTool[]): (sessionId: string, sse?: SseSink) => ToolSet {
+  return (sessionId, sse) =>
     Object.fromEntries(
       tools.map((t) => [
         t.name,
@@ -19,7 +20,7 @@ export function fromLoopTools(tools: readonly LoopTool[]): (sessionId: string) =
           inputSchema: jsonSchema<Record<string, unknown>>(t.parameters as JSONSchema7),
           async execute(args, { abortSignal }) {
             try {
-              const out = await t.run(args, { sessionId, signal: abortSignal ?? new AbortController().signal });
+              const out = await t.run(args, { sessionId, signal: abortSignal ?? new AbortController().signal, ...(sse ? { sse } : {}) });
               return typeof out === 'string' ? { content: out } : { content: out.content, isError: out.isError === true };
             } catch (error) {
               return { content: errorText(`${t.name} failed: ${(error as Error)?.message ?? String(error)}`), isError: true };

@@ -41,7 +41,7 @@ const startMeetingServer = (schema: unknown, connectUrl?: string) =>
   startDemoMeetingServer({ requestedSchema: schema, ...(connectUrl ? { connectUrl } : {}) });
 
 const startHost = (store: PendingStore, model: ScriptedModel, mcpUrl: string, declined: string[] = [], ttlMs?: number) =>
-  startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(mcpUrl)), declined, ttlMs);
+  startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(mcpUrl)), { declined, ...(ttlMs ? { ttlMs } : {}) });
 
 let model: ScriptedModel;
 before(async () => {
@@ -281,4 +281,32 @@ test('URL mode: the cancel answers decline; a link that is not http(s) is declin
   assert.deepEqual(scripted.results, [{ action: 'decline' }]);
   assert.match(declined.join('\n'), /not an http\(s\) link/, 'it was logged');
   assert.doesNotMatch(declined.join('\n'), /secret-token|javascript/, 'without the link itself');
+});
+
+test('with the AI SDK runtime the card comes on the chat stream too, and the answer reaches the MCP server once', async (t) => {
+  const meetings = await startMeetingServer(MEETING_SCHEMA);
+  const store = await openStore('memory');
+  const host = await startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(meetings.url)), { runtime: 'ai-sdk' });
+  t.after(async () => {
+    await host.close();
+    await meetings.close();
+    await store.close();
+  });
+  model.enqueue({ toolCalls: [{ id: 'call_ai', name: 'connect_calendar', arguments: {} }] }, { text: 'connected' });
+  const { card, rest } = await host.chatUntilCard('s-ai');
+  assert.ok(card, 'the card reached the chat stream');
+  assert.equal(card.mode, 'url');
+  const ok = await host.post('/api/chat/continue', {
+    sessionId: 's-ai',
+    requestId: card.id,
+    selections: [],
+    customInput: '',
+    cancelled: false,
+  });
+  assert.equal(ok.status, 200);
+  await ok.text();
+  const chat = await rest;
+  assert.equal((chat.find((f) => f.event === 'tool_result')!.data as any).content, 'The user opened the calendar sign-in page.');
+  assert.deepEqual(chat.at(-1)!.data, { reason: 'completed' });
+  assert.deepEqual(meetings.results, [{ action: 'accept' }]);
 });

@@ -12,16 +12,29 @@ import { allowAnyCaller, createAskUserKit, type PendingStore } from '../../../pl
 import { koaRoutes, koaSse, readJsonBody } from '../../../plugin/adapters/koa.js';
 import { agentRuntime, type LoopTool } from '../../../plugin/loop/index.js';
 import { mcpElicitation } from '../../../plugin/mcp/index.js';
+import { aiSdkRuntime, fromLoopTools } from '../../../plugin/ai-sdk/index.js';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { RunHost, SseSink } from '../../../plugin/core/host.js';
+
+/** What both runtimes' `chat` takes. */
+type ChatInput = { sessionId: string; message: string; sse: SseSink };
 import type { ScriptedModel } from '../../helpers/scripted-model.js';
 import { postStreamUntil } from '../../demo/sse-client.js';
 
-/** The agent server: the kit's routes and a chat route on Koa, the loop with the MCP server's two tools. */
+export interface McpHostOptions {
+  /** Where the reasons of elicitations declined unseen go. */
+  declined?: string[];
+  ttlMs?: number;
+  /** The plugin's agent loop, or the AI SDK runtime (the same tools through `fromLoopTools`). @default 'loop' */
+  runtime?: 'loop' | 'ai-sdk';
+}
+
+/** The agent server: the kit's routes and a chat route on Koa, the runtime with the MCP server's two tools. */
 export async function startMcpHost(
   store: PendingStore,
   model: ScriptedModel,
   transport: Transport,
-  declined: string[] = [],
-  ttlMs?: number,
+  { declined = [], ttlMs, runtime = 'loop' }: McpHostOptions = {},
 ) {
   const elicitation = mcpElicitation({ locale: 'en', onDeclined: (reason) => void declined.push(reason) });
   const client = new Client({ name: 'ask-user-kit-test', version: '1.0.0' });
@@ -43,8 +56,14 @@ export async function startMcpHost(
     authorize: allowAnyCaller,
     logger: { audit() {} },
     ...(ttlMs ? { ttlMs } : {}),
-    runtime: elicitation.around(
-      agentRuntime({ client: new OpenAI({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'm', tools }),
+    runtime: elicitation.around<RunHost & { chat(input: ChatInput): Promise<void> }>(
+      runtime === 'ai-sdk'
+        ? aiSdkRuntime({
+            model: createOpenAICompatible({ name: 'scripted', baseURL: model.baseURL, apiKey: 'test' }).chatModel('m'),
+            tools: fromLoopTools(tools),
+            locale: 'en',
+          })
+        : agentRuntime({ client: new OpenAI({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'm', tools }),
     ),
   });
   const app = new Koa();
