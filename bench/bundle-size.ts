@@ -58,10 +58,11 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
 
 /**
  * The widget modules whose chunks a single-choice card without rich text loads from appearing to its
- * receipt, when it submits by itself (endpoint or provider). The SSE parser is not among them: the card
- * hands the continued stream to the host unread.
+ * receipt, when it submits by itself (endpoint or provider): the rules its submit needs, loaded as soon as
+ * it is in the page, and the client calls. The SSE parser is not among them: the card hands the continued
+ * stream to the host unread.
  */
-const CARD_MODULES = ['widget/client-calls.ts'];
+const CARD_MODULES = ['widget/submit-rules.ts', 'widget/client-calls.ts'];
 const holds = (chunk: Rolldown.OutputChunk, modules: readonly string[]) =>
   Object.keys(chunk.modules).some((id) => modules.some((m) => id.endsWith(m)));
 

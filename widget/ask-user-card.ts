@@ -9,7 +9,7 @@ import { askUserContext } from './context.js';
 import { CountdownController } from './countdown-controller.js';
 import { AskUserExpiredEvent } from './events.js';
 import { FocusController } from './focus-controller.js';
-import { DraftController } from './draft-controller.js';
+import { DraftController, type Checked } from './draft-controller.js';
 import { isAnswerable, normalizedOnce, questionsOf, type AskUserRequest, type BoundValues } from './read-answer.js';
 import {
   RUN_NOTES,
@@ -308,6 +308,12 @@ export class AskUserCard extends LitElement {
     const req = this._req;
     if (!req || this._phase !== 'pending' || !isAnswerable(req)) return;
     const checked = this._answer.check(req);
+    if (!(checked instanceof Promise)) return this._checked(checked);
+    // Only while the rules' file is still loading: the card acts once it is in, if nothing changed meanwhile.
+    void checked.then((c) => c && this._req === req && this._phase === 'pending' && this._checked(c));
+  }
+
+  private _checked(checked: Checked): void {
     if (!checked.invalid) return void this._submission.send(checked.answer);
     this._announce(this._message(checked.invalid.key, checked.invalid.values));
     this._focus.next = 'invalid';

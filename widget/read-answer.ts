@@ -1,13 +1,12 @@
 /**
  * Pure helpers between the card's controls and the wire answer (docs/protocol.md §4): reading a draft into
- * `{ selections, customInput, cancelled }`, checking it with the server's own rules, and the countdown
- * arithmetic. No DOM here, so each rule is tested directly.
+ * `{ selections, customInput, cancelled }`, the §9.1 bounds, and the countdown arithmetic. The checks with
+ * the server's own rules are in answer-checks.ts, loaded apart. No DOM here, so each helper is tested directly.
  */
-import { checkAnswer, checkContinue, type AnswerProblem, type AnyFormShape, type FormShape } from '../plugin/contract/answer-rules.js';
-import { LIMITS, MODES, isChoiceMode, type Mode } from '../plugin/contract/limits.js';
+import { MODES, isChoiceMode, type Mode } from '../plugin/contract/limits.js';
+import { questionsOf } from './answer-fields.js';
 import type { Answer, AskUserOption, FormQuestion, PendingInteraction, UserInputRequired } from '../plugin/contract/schema.js';
 import { isPendingStatus, isRecord, isUserInputRequired } from './chat-events.js';
-import type { InvalidAnswer } from './card-state.js';
 import type { AskUserStrings } from './strings.js';
 
 /**
@@ -30,9 +29,6 @@ export interface AnswerDraft {
 }
 
 export const EMPTY_DRAFT: AnswerDraft = Object.freeze({ selected: Object.freeze([]) as readonly string[], text: '', other: '' });
-
-/** Most characters of typed text the server takes (the contract's `LIMITS.customInput`). */
-export const MAX_CUSTOM_INPUT = LIMITS.customInput;
 
 export const isChoice = (mode: string): boolean => isChoiceMode(mode);
 export const isKnownMode = (mode: string): mode is Mode => (MODES as readonly string[]).includes(mode);
@@ -131,9 +127,6 @@ function question(r: Record<string, unknown>) {
  */
 export type Question = Omit<FormQuestion, 'id' | 'mode' | 'required'> & { id?: string; mode: string; required?: boolean };
 
-/** The questions of a card: its §9.2 `questions`, else the request as its only question. */
-export const questionsOf = (req: AskUserRequest): readonly Question[] => req.questions ?? [req];
-
 /** Every question has a mode this card can draw; else only cancel is offered. */
 export const isAnswerable = (req: AskUserRequest): boolean => questionsOf(req).every((q) => isKnownMode(q.mode));
 
@@ -175,109 +168,7 @@ export function readAnswer(request: Pick<Question, 'mode' | 'options' | 'allowCu
 }
 
 export { CANCEL_ANSWER } from '../plugin/contract/tool-result.js';
-
-export type AnswerField = 'selections' | 'customInput';
-
-export type AnswerValidation =
-  | { ok: true }
-  | {
-      ok: false;
-      field: AnswerField;
-      problem: AnswerProblem | 'too_long';
-      key: keyof AskUserStrings;
-      /** What fills the sentence's `{min}`, `{max}`, `{step}`: the bound that was crossed. */
-      values?: BoundValues;
-    };
-
-/** Where a refused answer is wrong and which sentence says why; `undefined` when the rules take it. */
-export const invalidOf = (check: AnswerValidation): { field: AnswerField; key: keyof AskUserStrings; values?: BoundValues } | undefined =>
-  check.ok ? undefined : { field: check.field, key: check.key, values: check.values };
-
-/** What fills `{min}`, `{max}`, `{step}` of a message; an absent bound is `undefined`. */
-export type BoundValues = Record<string, string | number | undefined>;
-
-/** The form's §9.1 bounds, for the messages: the selection counts, the lengths or the value's bounds. */
-export function boundValues(
-  kind: 'selections' | 'length' | 'value',
-  req: Pick<AskUserRequest, 'min' | 'max' | 'step' | 'minLength' | 'maxLength' | 'minSelections' | 'maxSelections'>,
-): BoundValues {
-  return kind === 'selections'
-    ? { min: req.minSelections, max: req.maxSelections }
-    : kind === 'length'
-      ? { min: req.minLength, max: req.maxLength }
-      : { min: req.min ?? 0, max: req.max, step: req.step };
-}
-
-/** The sentence of each problem whose wording does not depend on the mode. */
-const PROBLEM_KEYS: Partial<Record<AnswerProblem | 'too_long', keyof AskUserStrings>> = {
-  single_selection_only: 'chooseOnlyOne',
-  unknown_option: 'unknownOption',
-  duplicate_selection: 'unknownOption',
-  selections_not_allowed: 'unknownOption',
-  custom_not_allowed: 'customNotAllowed',
-  text_required: 'textRequired',
-  not_a_number: 'notANumber',
-  not_a_date: 'notADate',
-  not_a_relative_path: 'notARelativePath',
-  too_long: 'tooLong',
-  off_step: 'offStep',
-  under_min_length: 'tooShort',
-  over_max_length: 'overMaxLength',
-  too_few_selections: 'tooFewSelections',
-  too_many_selections: 'tooManySelections',
-};
-
-/**
- * Which sentence of {@link AskUserStrings} explains a problem; `single` and `toggle` word "nothing chosen"
- * their own way, dates word their bounds as earlier/later. A problem only the whole body has (§9.2) gets
- * the server's general refusal.
- */
-export function problemKey(problem: string, request: Pick<Question, 'mode' | 'allowCustom'>): keyof AskUserStrings {
-  const date = request.mode === 'date';
-  return problem === 'selection_required'
-    ? request.mode === 'toggle'
-      ? 'toggleAtLeastOne'
-      : request.allowCustom
-        ? 'chooseOneOrDescribe'
-        : 'chooseOne'
-    : problem === 'below_min'
-      ? date
-        ? 'dateMin'
-        : 'belowMin'
-      : problem === 'above_max'
-        ? date
-          ? 'dateMax'
-          : 'aboveMax'
-        : (PROBLEM_KEYS[problem as AnswerProblem] ?? 'errorInvalidAnswer');
-}
-
-/**
- * The server's shape rules (plugin/contract/answer-rules.ts) with the stored form's §9.1 bounds, plus the
- * body's length limit, so nothing leaves the browser that `POST /api/chat/continue` would reject with 400 or 422.
- */
-export function validateAnswer(request: Omit<Question, 'title'>, answer: Answer): AnswerValidation {
-  if (answer.cancelled) return { ok: true };
-  if (answer.customInput.length > MAX_CUSTOM_INPUT) {
-    return { ok: false, field: 'customInput', problem: 'too_long', key: 'tooLong' };
-  }
-  const check = checkAnswer(request as FormShape, answer);
-  if (check.ok) return check;
-  const p = check.problem;
-  const kind = p.endsWith('selections') ? 'selections' : p.endsWith('length') ? 'length' : 'value';
-  return {
-    ok: false,
-    field: check.field,
-    problem: p,
-    key: problemKey(p, request),
-    values: boundValues(kind, request),
-  };
-}
-
-/** Where a refusal (`selections`, `answers[1].customInput`, …) lands: the question's index and its field. */
-export function fieldAt(path: string | undefined): { q: number; field: AnswerField } | undefined {
-  const m = /^(?:answers\[(\d+)\]\.)?(selections|customInput)$/.exec(path ?? '');
-  return m ? { q: Number(m[1] ?? 0), field: m[2] as AnswerField } : undefined;
-}
+export { MAX_CUSTOM_INPUT, boundValues, fieldAt, questionsOf, type AnswerField, type BoundValues } from './answer-fields.js';
 
 /** The answer the drafts stand for: one question's, or §9.2 `answers`, one per question in order. */
 export function readForm(req: AskUserRequest, drafts: readonly AnswerDraft[]): Answer {
@@ -288,27 +179,6 @@ export function readForm(req: AskUserRequest, drafts: readonly AnswerDraft[]): A
     return { id: q.id, selections, customInput };
   });
   return { selections: [], customInput: '', cancelled: false, answers };
-}
-
-/**
- * What is wrong with each question's answer, by index (empty when nothing is). Every question is checked,
- * so all problems show at once; an optional question left blank is fine. The server's whole-body rule
- * (`checkContinue`) has the last word: a refusal the per-question checks missed lands on the question it names.
- */
-export function checkForm(req: AskUserRequest, answer: Answer): Array<InvalidAnswer | undefined> {
-  const qs = questionsOf(req);
-  const out = qs.map((q, i) => {
-    const a = answer.answers?.[i] ?? answer;
-    return q.required === false && !a.selections.length && !a.customInput
-      ? undefined
-      : invalidOf(validateAnswer(q, { ...a, cancelled: false }));
-  });
-  const whole = out.some(Boolean) ? undefined : checkContinue(req as AnyFormShape, answer);
-  if (whole && !whole.ok) {
-    const at = fieldAt(whole.field) ?? { q: 0, field: 'selections' };
-    out[at.q] = { field: at.field, key: problemKey(whole.problem, qs[at.q] ?? req) };
-  }
-  return out;
 }
 
 /** Milliseconds until `expiresAt`, or `null` when there is no (parsable) deadline. */

@@ -11,7 +11,8 @@ import { submitUserInput } from './client.js';
 import type { AskUserContextValue } from './context.js';
 import { AskUserContinuedEvent, AskUserErrorEvent, AskUserSubmitEvent } from './events.js';
 import type { AskUserRequest } from './read-answer.js';
-import { failureFromThrown, failureOfResult, failureOutcome, receiptForAnswer, type Receipt, type SubmitFailure } from './receipt.js';
+import { failureFromThrown, failureOfResult, receiptForAnswer, type FailureOutcome, type Receipt, type SubmitFailure } from './receipt.js';
+import { submitRules, type SubmitRules } from './submit-rules-loader.js';
 
 /** Where an answer can go: the card's own settings, then its provider's. */
 export interface SubmissionRoute {
@@ -136,7 +137,20 @@ export class SubmissionController implements ReactiveController {
   fail(failure: SubmitFailure, fromCard: boolean): void {
     const req = this._card.request();
     if (!req || this._card.phase() === 'closed') return;
-    const outcome = failureOutcome(failure);
+    const rules = submitRules.get();
+    if (rules) return this._failed(req, failure, fromCard, rules);
+    // Only while the rules' file is still loading: the failure lands once it is in, if the question is still shown.
+    void submitRules.load().then((loaded) => this._card.request()?.id === req.id && this._failed(req, failure, fromCard, loaded));
+  }
+
+  private _failed(req: AskUserRequest, failure: SubmitFailure, fromCard: boolean, rules: SubmitRules | undefined): void {
+    if (this._card.phase() === 'closed') return;
+    const outcome: FailureOutcome = rules?.failureOutcome(failure) ?? {
+      kind: 'error',
+      key: 'errorUnknown',
+      detail: failure.error?.message || undefined,
+      retry: true,
+    };
     if (outcome.kind === 'receipt') {
       const r = outcome.receipt;
       this._card.close(r.late && (this._mayHaveLanded || !this.sent) ? { ...r, late: undefined } : r);

@@ -7,11 +7,10 @@ import {
   formatRemaining,
   isAskUserRequest,
   normalizeRequest,
-  problemKey,
   readAnswer,
   remainingMs,
-  validateAnswer,
 } from '../../widget/read-answer.js';
+import { problemKey, validateAnswer } from '../../widget/answer-checks.js';
 
 const options = [
   { id: 'a', label: 'A' },

@@ -1,7 +1,7 @@
 /**
  * What vite.config.ts's own build steps leave in dist/widget/ (the sizes themselves are measured by
- * bench/bundle-size.ts, not here): each bundle's lazily loaded chunks (the client calls, the SSE parser),
- * the Markdown renderer, which both load from one stand-alone chunk (§9.3), templates without
+ * bench/bundle-size.ts, not here): each bundle's lazily loaded chunks (the client calls, the SSE parser, the
+ * rules a submit needs) and entry exports that stay the public ones, the Markdown renderer, which both load from one stand-alone chunk (§9.3), templates without
  * indentation, and the widget's `_private` members shortened. Whether the built
  * element still works is tests/widget/bundle-*.test.ts.
  */
@@ -22,6 +22,20 @@ const staticImports = (code: string) =>
 const isLit = (specifier: string) => /^(?:[./]*node_modules\/)?(?:lit|@lit\/context)(?:\/|$)/.test(specifier);
 
 const MARKDOWN = './ask-user-kit.markdown.js';
+/** Problem and error codes of the server's answer rules and of a failed submission, none of which an entry holds. */
+const SUBMIT_RULES_MARKERS = ['too_many_selections', 'answers_not_expected', 'session_mismatch'];
+/** The names of `export{a as B,…}` at the end of a bundle. */
+const exportNames = (code: string) =>
+  [...code.matchAll(/\bexport\s*\{([^}]*)\}/g)]
+    .flatMap((m) =>
+      m[1]!.split(',').map((e) =>
+        e
+          .trim()
+          .split(/\s+as\s+/)
+          .pop()!,
+      ),
+    )
+    .sort();
 /** Strings found in micromark's and DOMPurify's code, and nowhere in the widget's own. */
 const MARKDOWN_MARKERS = ['codeFenced', 'ALLOWED_TAGS', 'noopener noreferrer'];
 
@@ -43,6 +57,7 @@ describe('the widget build', () => {
       './ask-user-kit.client-calls.js',
       './ask-user-kit.markdown.js',
       './ask-user-kit.sse-stream.js',
+      './ask-user-kit.submit-rules.js',
     ]);
     ok(bundles.module!.includes('parseChatEvent'), 'the entry still exports the pure event checks');
     ok(!bundles.module!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the entry');
@@ -61,6 +76,7 @@ describe('the widget build', () => {
       './ask-user-kit.markdown.js',
       './ask-user-kit.standalone.client-calls.js',
       './ask-user-kit.standalone.sse-stream.js',
+      './ask-user-kit.standalone.submit-rules.js',
     ]);
     ok(!bundles.standalone!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the standalone entry');
     ok(!bundles.standalone!.includes('/interactions/pending'), 'the client calls are not in the standalone entry');
@@ -75,6 +91,26 @@ describe('the widget build', () => {
     }
     ok(bundles['./ask-user-kit.standalone.sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
     ok(bundles['./ask-user-kit.standalone.client-calls.js']!.includes('/interactions/pending'), 'the calls are in the client-calls chunk');
+  });
+
+  it('the rules a submit needs are in a chunk of each bundle that imports nothing, and in neither entry', () => {
+    for (const chunk of ['./ask-user-kit.submit-rules.js', './ask-user-kit.standalone.submit-rules.js']) {
+      deepEqual(staticImports(bundles[chunk]!), [], `${chunk} carries its own copies, so the entry exports nothing extra`);
+      for (const marker of SUBMIT_RULES_MARKERS) ok(bundles[chunk]!.includes(marker), `${chunk} holds ${marker}`);
+    }
+    for (const marker of SUBMIT_RULES_MARKERS) {
+      for (const entry of ['module', 'standalone']) ok(!bundles[entry]!.includes(marker), `${entry} entry holds ${marker}`);
+    }
+  });
+
+  it('both entries export the same public names, none added for their chunks', () => {
+    const names = exportNames(bundles.module!);
+    ok(names.includes('AskUserCard') && names.includes('readChatEvents'), `ES module exports: ${names.join(', ')}`);
+    ok(
+      names.every((n) => /^[A-Za-z]{4,}$/.test(n)),
+      `no short generated name: ${names.join(', ')}`,
+    );
+    deepEqual(exportNames(bundles.standalone!), names);
   });
 
   it('micromark and DOMPurify are in the Markdown chunk only, and that chunk imports nothing', () => {

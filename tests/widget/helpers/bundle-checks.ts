@@ -1,7 +1,8 @@
 /**
  * Checks run against a BUILT bundle in dist/widget/ (not the sources): the element registers, its
  * decorators took effect (reactive properties re-render), it renders a single-mode form, and the bundled
- * client and SSE reader carry a submission through to the continuation stream. Requires `npx vite build`
+ * client and SSE reader carry a submission through to the continuation stream, loaded from the bundle's
+ * own chunks beside it. Requires `npx vite build`
  * (or `npm run build`) beforehand; a missing bundle fails with that instruction.
  */
 import { describe, it, before } from './bdd.js';
@@ -163,6 +164,21 @@ export function describeBuiltBundle(file: string, { selfContained }: { selfConta
       } finally {
         card.remove();
       }
+    });
+
+    it('loaded what the card and the reader needed from its own chunks beside it, and nothing of the other bundle', () => {
+      // After the tests above: a card was answered through the client, and the stream read.
+      const loaded = performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname);
+      const prefix = `/dist/widget/${file.replace(/\.js$/, '.')}`;
+      for (const chunk of ['submit-rules', 'client-calls', 'sse-stream']) {
+        ok(loaded.includes(`${prefix}${chunk}.js`), `${prefix}${chunk}.js was loaded; loaded: ${loaded.join(', ')}`);
+      }
+      const other = selfContained ? /\/ask-user-kit\.(?!standalone\.|markdown\.)[^/]*$/ : /\/ask-user-kit\.standalone\./;
+      deepEqual(
+        loaded.filter((path) => other.test(path)),
+        [],
+        'files of the other bundle',
+      );
     });
   });
 }

@@ -1,0 +1,37 @@
+/**
+ * Pure helpers both the card and its answer checks (answer-checks.ts) use: the questions of a request, the
+ * §9.1 bounds that fill a message, and where a refusal lands. It imports nothing at run time but the
+ * contract's limits, so the checks' lazy chunk gets its own copy instead of importing it from the entry
+ * (widget/build/chunk-copies.ts).
+ */
+import { LIMITS } from '../plugin/contract/limits.js';
+import type { AskUserRequest, Question } from './read-answer.js';
+
+/** Most characters of typed text the server takes (the contract's `LIMITS.customInput`). */
+export const MAX_CUSTOM_INPUT = LIMITS.customInput;
+
+/** The questions of a card: its §9.2 `questions`, else the request as its only question. */
+export const questionsOf = (req: AskUserRequest): readonly Question[] => req.questions ?? [req];
+
+export type AnswerField = 'selections' | 'customInput';
+
+/** What fills `{min}`, `{max}`, `{step}` of a message; an absent bound is `undefined`. */
+export type BoundValues = Record<string, string | number | undefined>;
+
+/** The form's §9.1 bounds, for the messages: the selection counts, the lengths or the value's bounds. */
+export function boundValues(
+  kind: 'selections' | 'length' | 'value',
+  req: Pick<AskUserRequest, 'min' | 'max' | 'step' | 'minLength' | 'maxLength' | 'minSelections' | 'maxSelections'>,
+): BoundValues {
+  return kind === 'selections'
+    ? { min: req.minSelections, max: req.maxSelections }
+    : kind === 'length'
+      ? { min: req.minLength, max: req.maxLength }
+      : { min: req.min ?? 0, max: req.max, step: req.step };
+}
+
+/** Where a refusal (`selections`, `answers[1].customInput`, …) lands: the question's index and its field. */
+export function fieldAt(path: string | undefined): { q: number; field: AnswerField } | undefined {
+  const m = /^(?:answers\[(\d+)\]\.)?(selections|customInput)$/.exec(path ?? '');
+  return m ? { q: Number(m[1] ?? 0), field: m[2] as AnswerField } : undefined;
+}
