@@ -7,7 +7,8 @@
  *
  * An MCP request lives in the process holding the connection, so the waiting request is kept in memory:
  * after a restart the card is still shown, but says honestly that it cannot be answered (`resumable:
- * false`). MCP gives the client no link from an elicitation to the tool call that caused it, so the host
+ * false`). A page reload is no restart: the run waiting in the MCP call goes on, and the answer from the
+ * reloaded page carries what it says next (relay-sink.ts). MCP gives the client no link from an elicitation to the tool call that caused it, so the host
  * runs each MCP tool call inside `during(client, { sessionId, sse }, call)`: calls on one client take turns.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import { contentFromAnswers, formFromElicitation, linkFromElicitation, type PropertyPlan } from './elicitation-form.js';
+import { RelaySink, relayed } from './relay-sink.js';
 
 export interface McpElicitationOptions {
   /** Language of the Yes/No labels of a boolean. @default 'zh' */
@@ -27,8 +29,12 @@ export interface McpElicitationOptions {
 interface Waiter {
   /** How to type the answers; empty for a link card, whose accept carries no content. */
   plan: PropertyPlan[];
+  /** The stream of the run that made the call, when the runtime was wrapped by `around`. */
+  relay: RelaySink | undefined;
   resolve(result: ElicitResult): void;
 }
+
+type ChatCall = (input: { sse: SseSink }) => Promise<unknown>;
 
 interface Running {
   sessionId: string;
@@ -74,25 +80,38 @@ export function mcpElicitation(options: McpElicitationOptions = {}): McpElicitat
       ...(session.sse ? { sse: session.sse } : {}),
       noneOpen: true,
     });
+    const relay = session.sse instanceof RelaySink ? session.sse : undefined;
+    // The run waits in this call for the user: a page reload must not stop it (relay-sink.ts).
+    const letGo = relay?.hold();
     return new Promise<ElicitResult>((resolve) => {
       const settle = (result: ElicitResult) => {
         waiters.delete(record.requestId);
+        letGo?.();
         resolve(result);
       };
-      waiters.set(record.requestId, { plan: mapped.plan, resolve: settle });
-      // The server gave up (or the connection went): nothing will read the answer.
-      signal.addEventListener('abort', () => settle({ action: 'cancel' }), { once: true });
+      waiters.set(record.requestId, { plan: mapped.plan, relay, resolve: settle });
+      // The server gave up (or the connection went): nothing will read the answer, so the card closes.
+      signal.addEventListener(
+        'abort',
+        () => {
+          settle({ action: 'cancel' });
+          void core?.supersede(session.sessionId).catch(() => undefined);
+        },
+        { once: true },
+      );
     });
   }
 
-  function answer({ record, answer: given, sse }: ResumeContext): Promise<void> {
+  async function answer({ record, answer: given, sse }: ResumeContext): Promise<void> {
     const waiter = waiters.get(record.requestId)!;
+    // The page that opened the run is gone (a reload): the run goes on in this answer's stream.
+    const handedOver = waiter.relay?.orphaned ? waiter.relay.handOver(sse) : undefined;
     if (given.cancelled) waiter.resolve({ action: 'decline' });
     else if (record.form.url !== undefined) waiter.resolve({ action: 'accept' });
     else waiter.resolve({ action: 'accept', content: contentFromAnswers(waiter.plan, given.answers ?? []) });
+    if (handedOver) return handedOver;
     // The run goes on in the chat stream that made the MCP call; this stream only confirms the answer.
     sse.send('done', { reason: given.cancelled ? 'cancelled' : 'completed' });
-    return Promise.resolve();
   }
 
   return {
@@ -102,7 +121,7 @@ export function mcpElicitation(options: McpElicitationOptions = {}): McpElicitat
         const inner = factory(given);
         const host: RunHost = {
           isResumable: (record) => (waiters.has(record.requestId) ? Promise.resolve(true) : inner.isResumable(record)),
-          resume: (ctx) => (waiters.has(ctx.record.requestId) ? answer(ctx) : inner.resume(ctx)),
+          resume: (ctx) => (waiters.has(ctx.record.requestId) ? answer(ctx) : relayed(ctx.sse, (sse) => inner.resume({ ...ctx, sse }))),
           closed: (ctx: ClosedContext) => {
             const waiter = waiters.get(ctx.record.requestId);
             if (!waiter) return inner.closed(ctx);
@@ -110,7 +129,14 @@ export function mcpElicitation(options: McpElicitationOptions = {}): McpElicitat
             return Promise.resolve();
           },
         };
-        return { ...inner, ...host };
+        const wrapped = { ...inner, ...host };
+        // The runtime's own `chat({ sse, … })` (the loop's, the AI SDK runtime's) runs on a relay too.
+        const chat = (inner as { chat?: unknown }).chat;
+        if (typeof chat === 'function') {
+          (wrapped as unknown as { chat: ChatCall }).chat = (input) =>
+            relayed(input.sse, (sse) => (chat as ChatCall).call(inner, { ...input, sse }));
+        }
+        return wrapped;
       };
     },
     attach(client) {

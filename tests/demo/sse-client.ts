@@ -67,10 +67,22 @@ export async function getJson(url: string): Promise<{ status: number; body: any 
 
 /**
  * POST a chat and read its stream only until `event` arrives (an MCP card comes while the stream stays
- * open on the tool call): that event's data, and the rest of the stream once it ends.
+ * open on the tool call): that event's data, the rest of the stream once it ends (or what came before
+ * `leave()`), and `leave()`, which drops the connection as a reloading page does.
  */
-export async function postStreamUntil(url: string, body: unknown, event: string): Promise<{ data: any; rest: Promise<SseEvent[]> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export async function postStreamUntil(
+  url: string,
+  body: unknown,
+  event: string,
+): Promise<{ data: any; rest: Promise<SseEvent[]>; leave: () => void }> {
+  const left = new AbortController();
+  const leave = () => left.abort();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: left.signal,
+  });
   const events: SseEvent[] = [];
   const parser = createParser({ onEvent: (e) => events.push({ event: e.event ?? 'message', data: JSON.parse(e.data) }) });
   const reader = res.body!.getReader();
@@ -85,13 +97,16 @@ export async function postStreamUntil(url: string, body: unknown, event: string)
     }
   };
   const found = await readOn();
-  if (Array.isArray(found)) return { data: undefined, rest: Promise.resolve(found) };
+  if (Array.isArray(found)) return { data: undefined, rest: Promise.resolve(found), leave };
   const rest = (async () => {
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await reader.read().catch((err: unknown) => {
+        if (left.signal.aborted) return { value: undefined, done: true as const };
+        throw err;
+      });
       if (done) return events;
       parser.feed(decoder.decode(value, { stream: true }));
     }
   })();
-  return { data: found.data, rest };
+  return { data: found.data, rest, leave };
 }

@@ -310,3 +310,52 @@ test('with the AI SDK runtime the card comes on the chat stream too, and the ans
   assert.deepEqual(chat.at(-1)!.data, { reason: 'completed' });
   assert.deepEqual(meetings.results, [{ action: 'accept' }]);
 });
+
+for (const runtime of ['loop', 'ai-sdk'] as const) {
+  test(`a reload while the card is open (${runtime}): the run waits, the card is restored, and the answer's stream carries the rest of the run`, async (t) => {
+    const meetings = await startMeetingServer(MEETING_SCHEMA);
+    const store = await openStore('memory');
+    const host = await startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(meetings.url)), { runtime });
+    t.after(async () => {
+      await host.close();
+      await meetings.close();
+      await store.close();
+    });
+    model.enqueue({ toolCalls: [{ id: 'call_reload', name: 'book_meeting', arguments: {} }] }, { text: 'booked after the reload' });
+    const { card, rest, leave } = await host.chatUntilCard(`s-reload-${runtime}`);
+    leave();
+    const before = await rest;
+    assert.ok(!before.some((f) => f.event === 'done'), 'the first page saw no end of the run');
+    // Give the server time to notice the closed connection before the reloaded page asks.
+    await new Promise((r) => setTimeout(r, 200));
+    const restored = await host.pending(`s-reload-${runtime}`);
+    assert.equal(restored.pending.id, card.id, 'the reloaded page gets the same card');
+    assert.equal(restored.pending.resumable, true, 'and it can still be answered');
+    assert.equal(meetings.results.length, 0, 'the MCP server still waits');
+
+    const ok = await host.post('/api/chat/continue', {
+      sessionId: `s-reload-${runtime}`,
+      requestId: card.id,
+      answers: answers('45'),
+      cancelled: false,
+    });
+    assert.equal(ok.status, 200);
+    const frames = parseSse(await ok.text()).frames;
+    const events = frames.map((f) => f.event).filter((e, i, all) => e !== 'message_delta' || all[i - 1] !== 'message_delta');
+    assert.deepEqual(events, ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
+    const result = frames.find((f) => f.event === 'tool_result')!.data as any;
+    assert.equal(result.toolCallId, 'call_reload');
+    assert.match(result.content, /^Booked 45 minutes on 2026-12-10 with ana, bo;/);
+    assert.equal(
+      frames
+        .filter((f) => f.event === 'message_delta')
+        .map((f) => (f.data as any).text)
+        .join(''),
+      'booked after the reload',
+    );
+    assert.deepEqual(frames.at(-1)!.data, { reason: 'completed' });
+    assert.deepEqual(meetings.results, [
+      { action: 'accept', content: { date: '2026-12-10', duration: 45, attendees: ['ana', 'bo'], confirm: true } },
+    ]);
+  });
+}

@@ -86,8 +86,12 @@ export async function startMcpHost(
       (await (await fetch(`${url}/api/interactions/pending?sessionId=${sessionId}`)).json()) as { pending: any },
     /** Starts a chat and resolves once its stream shows the card; `rest` is the whole stream once it ends. */
     async chatUntilCard(sessionId: string) {
-      const { data: card, rest } = await postStreamUntil(`${url}/api/chat`, { sessionId, message: 'book it' }, 'user_input_required');
-      return { card, rest };
+      const {
+        data: card,
+        rest,
+        leave,
+      } = await postStreamUntil(`${url}/api/chat`, { sessionId, message: 'book it' }, 'user_input_required');
+      return { card, rest, leave };
     },
     async close() {
       server.closeAllConnections();
