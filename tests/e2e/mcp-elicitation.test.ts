@@ -2,6 +2,7 @@
  * Contract §10 end to end: the demo with its own MCP server, the page in Chromium. The model calls the MCP
  * server's `book_meeting`, whose elicitation becomes one card (the mapped form) on the chat stream; it is
  * answered by keyboard only, axe finds nothing on it, and the MCP server receives the typed answer once.
+ * A reload while the card is open restores it, and its answer's stream carries the rest of the run.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -78,6 +79,47 @@ test('an MCP elicitation in the card, answered by keyboard only: the MCP server 
       );
       const toolResult = opened.events.find((e) => e.event === 'tool_result' && e.data.toolCallId === 'call_e2e_meet');
       assert.equal(toolResult?.data.content, 'Booked 45 minutes on 2026-12-10 with ana, chen; invites not sent.');
+      assert.equal(c.model.requests.length, 2, 'the model went on once, after the MCP tool returned');
+    },
+  ));
+
+test("an MCP card survives a reload: restored by GET pending, answered, and the run goes on in the answer's stream", () =>
+  runCase(
+    'mcp-elicitation-reload',
+    { turns: [{ toolCalls: [{ id: 'call_e2e_reload', name: 'book_meeting', arguments: {} }] }, echo()] },
+    async (c) => {
+      const { chat, tap } = await c.openPage();
+      await chat.open();
+      await chat.send('约个会');
+      // The chat stream stays open while the MCP call waits: the card's id is read from the page.
+      const askedId = await (await chat.openCard()).getAttribute('data-request-id');
+      assert.match(askedId ?? '', /^ask_/);
+
+      await chat.reload();
+      const card = await chat.openCard();
+      const pending = tap.on('/api/interactions/pending').at(-1)!;
+      const body = JSON.parse(tap.body(pending).toString('utf8'));
+      c.note('pendingAfterReload', body);
+      assert.equal(body.pending?.id, askedId, 'the reloaded page got the same card');
+      assert.equal(body.pending.resumable, true, 'and it can be answered');
+      assert.equal(await card.locator('legend').count(), 4);
+      for (const v of await axeViolations(chat.page)) assert.fail(`axe: ${v}`);
+
+      await card.locator('#q0-field').fill('2026-12-11');
+      await card.locator('#q1-field').fill('60');
+      await card.locator('#q2-option-1').check(); // Bo
+      await card.locator('[part~="submit-button"]').click();
+      await receipt(card).waitFor();
+      await chat.waitForAssistant('模型收到');
+      await c.evidence.screenshot(chat.page, 'mcp-after-reload');
+
+      const [cont] = await continueStreams(tap, 1);
+      const shape = shapeOf(cont!.events);
+      assert.deepEqual(shape.slice(0, 2), ['interaction_resolved', 'tool_result'], 'the run went on in the answer stream');
+      assert.equal(shape.at(-1), 'done');
+      const toolResult = cont!.events.find((e) => e.event === 'tool_result');
+      assert.equal(toolResult?.data.content, 'Booked 60 minutes on 2026-12-11 with bo; invites sent.');
+      assert.deepEqual(cont!.events.at(-1)!.data, { reason: 'completed' });
       assert.equal(c.model.requests.length, 2, 'the model went on once, after the MCP tool returned');
     },
   ));
