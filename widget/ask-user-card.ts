@@ -11,18 +11,9 @@ import { AskUserExpiredEvent } from './events.js';
 import { FocusController } from './focus-controller.js';
 import { DraftController, type Checked } from './draft-controller.js';
 import { isAnswerable, normalizedOnce, questionsOf, type AskUserRequest, type BoundValues } from './read-answer.js';
-import {
-  RUN_NOTES,
-  failureFromThrown,
-  isSubmitFailure,
-  receiptForAnswer,
-  receiptForResolved,
-  receiptIfOver,
-  type Receipt,
-  type SubmitFailure,
-} from './receipt.js';
+import { RUN_NOTES, receiptForAnswer, receiptForResolved, receiptIfOver, type Receipt, type SubmitFailure } from './receipt.js';
 import { DEFAULT_LOCALE, resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
-import { SubmissionController } from './submission-controller.js';
+import { NOT_SENT, SubmissionController } from './submission-controller.js';
 
 export type { AskUserRequest } from './read-answer.js';
 export type { DoneReason } from '../plugin/contract/schema.js';
@@ -234,7 +225,7 @@ export class AskUserCard extends LitElement {
    * the restart notice; 503 and network errors offer a retry; 422 asks for a change.
    */
   showError(result: SubmitFailure | Error | unknown): void {
-    this._submission.fail(isSubmitFailure(result) ? result : failureFromThrown(result), false);
+    this._submission.hostFailed(result);
   }
 
   /**
@@ -314,7 +305,8 @@ export class AskUserCard extends LitElement {
   }
 
   private _checked(checked: Checked): void {
-    if (!checked.invalid) return void this._submission.send(checked.answer);
+    if (checked.answer) return void this._submission.send(checked.answer);
+    if (!checked.invalid) return this._refused(NOT_SENT);
     this._announce(this._message(checked.invalid.key, checked.invalid.values));
     this._focus.next = 'invalid';
   }

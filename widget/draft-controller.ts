@@ -9,8 +9,9 @@ import type { InvalidAnswer } from './card-state.js';
 import { submitRules, type SubmitRules } from './submit-rules-loader.js';
 import { chooseOption, initialDraft, questionsOf, readForm, type AnswerDraft, type AskUserRequest, type Question } from './read-answer.js';
 
-/** What the rules make of the answer the controls hold. */
-export type Checked = { answer: Answer; invalid?: undefined } | { invalid: InvalidAnswer };
+/** What the rules make of the answer the controls hold; neither when the rules could not be loaded. */
+export type Checked =
+  { answer: Answer; invalid?: undefined } | { invalid: InvalidAnswer; answer?: undefined } | { answer?: undefined; invalid?: undefined };
 
 export class DraftController implements ReactiveController {
   /** By question index; a card of one question has one. */
@@ -64,9 +65,10 @@ export class DraftController implements ReactiveController {
     return submitRules.load().then((loaded) => (this._request()?.id === req.id ? this._checked(req, loaded) : undefined));
   }
 
-  private _checked(req: AskUserRequest, loaded: SubmitRules | undefined): Checked {
+  private _checked(req: AskUserRequest, rules: SubmitRules | undefined): Checked {
+    if (!rules) return {};
     const answer = this.read(req);
-    this.invalid = loaded?.checkForm(req, answer) ?? [];
+    this.invalid = rules.checkForm(req, answer);
     this._host.requestUpdate();
     const first = this.invalid.find(Boolean);
     return first ? { invalid: first } : { answer };

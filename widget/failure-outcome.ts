@@ -1,6 +1,7 @@
 /**
- * What a failed submission means for the card: a receipt (409, 410, not resumable, gone) or an error with
- * or without a retry. Loaded with the answer checks (submit-rules.ts), since only a submission can fail.
+ * What a submission's result means for the card: whether it failed, and then a receipt (409, 410, not
+ * resumable, gone) or an error with or without a retry. Loaded with the answer checks (submit-rules.ts),
+ * since only a submission can fail.
  */
 import type { ErrorCode, ResolvedStatus } from '../plugin/contract/schema.js';
 import { fieldAt } from './answer-fields.js';
@@ -54,3 +55,31 @@ export function failureOutcome(failure: SubmitFailure): FailureOutcome {
   if (status === 0) return { kind: 'error', key: 'errorNetwork', detail, retry: true };
   return { kind: 'error', key: 'errorUnknown', detail, retry: true };
 }
+
+/** A thrown `fetch`/client error as a failure: no HTTP status, so it reads as a network problem. */
+export function failureFromThrown(err: unknown): SubmitFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  return { status: 0, error: { code: 'network_error', message } };
+}
+
+/** A `{ status?, error? }` failure value, as opposed to a thrown error or anything else. */
+export const isSubmitFailure = (value: unknown): value is SubmitFailure =>
+  typeof value === 'object' && value !== null && !(value instanceof Error) && ('error' in value || 'status' in value);
+
+/** What `onSubmit` resolved to, read as a failure when it is one; anything else counts as accepted. */
+export async function failureOfResult(result: unknown): Promise<SubmitFailure | undefined> {
+  if (result instanceof Response) {
+    if (result.ok) return undefined;
+    const body: unknown = await result
+      .clone()
+      .json()
+      .catch(() => undefined);
+    const error = typeof body === 'object' && body !== null && 'error' in body ? (body.error as SubmitFailure['error']) : undefined;
+    return { status: result.status, error };
+  }
+  if (typeof result === 'object' && result !== null && 'ok' in result && result.ok === false) return result as SubmitFailure;
+  return undefined;
+}
+
+/** The host's report of a failure (`showError`): a failure value as it is, anything else as thrown. */
+export const asFailure = (value: unknown): SubmitFailure => (isSubmitFailure(value) ? value : failureFromThrown(value));

@@ -44,31 +44,6 @@ export type FailureOutcome =
   | { kind: 'receipt'; receipt: Receipt }
   | { kind: 'error'; key: keyof AskUserStrings; detail?: string; retry: boolean; field?: AnswerField; question?: number };
 
-/** A thrown `fetch`/client error as a failure: no HTTP status, so it reads as a network problem. */
-export function failureFromThrown(err: unknown): SubmitFailure {
-  const message = err instanceof Error ? err.message : String(err);
-  return { status: 0, error: { code: 'network_error', message } };
-}
-
-/** A `{ status?, error? }` failure value, as opposed to a thrown error or anything else. */
-export const isSubmitFailure = (value: unknown): value is SubmitFailure =>
-  typeof value === 'object' && value !== null && !(value instanceof Error) && ('error' in value || 'status' in value);
-
-/** What `onSubmit` resolved to, read as a failure when it is one; anything else counts as accepted. */
-export async function failureOfResult(result: unknown): Promise<SubmitFailure | undefined> {
-  if (result instanceof Response) {
-    if (result.ok) return undefined;
-    const body: unknown = await result
-      .clone()
-      .json()
-      .catch(() => undefined);
-    const error = typeof body === 'object' && body !== null && 'error' in body ? (body.error as SubmitFailure['error']) : undefined;
-    return { status: result.status, error };
-  }
-  if (typeof result === 'object' && result !== null && 'ok' in result && result.ok === false) return result as SubmitFailure;
-  return undefined;
-}
-
 /** The receipt for this card's own accepted submission. */
 export function receiptForAnswer(answer: Answer, at: string): Receipt {
   return answer.cancelled

@@ -11,7 +11,7 @@ import { submitUserInput } from './client.js';
 import type { AskUserContextValue } from './context.js';
 import { AskUserContinuedEvent, AskUserErrorEvent, AskUserSubmitEvent } from './events.js';
 import type { AskUserRequest } from './read-answer.js';
-import { failureFromThrown, failureOfResult, receiptForAnswer, type FailureOutcome, type Receipt, type SubmitFailure } from './receipt.js';
+import { receiptForAnswer, type FailureOutcome, type Receipt, type SubmitFailure } from './receipt.js';
 import { submitRules, type SubmitRules } from './submit-rules-loader.js';
 
 /** Where an answer can go: the card's own settings, then its provider's. */
@@ -35,6 +35,9 @@ export interface SubmissionCard {
   /** The answer was not taken and the form stays open: show why, with focus on the message. */
   refused(outcome: ErrorOutcome): void;
 }
+
+/** The rules' file could not be loaded: nothing was sent, and the next try loads it again. */
+export const NOT_SENT: ErrorOutcome = { kind: 'error', key: 'errorNetwork', retry: false };
 
 const NO_SUBMITTER =
   'Nothing can send this answer: no <ask-user-provider>, endpoint or onSubmit, and no ask-user-submit listener called preventDefault().';
@@ -67,9 +70,14 @@ export class SubmissionController implements ReactiveController {
     if (this._card.phase() === 'pending' && this.sent) void this.send(this.sent);
   }
 
+  /** Sends an answer (one the rules took, or a cancel); the rules read what comes back. */
   async send(answer: Answer): Promise<void> {
+    const asked = this._card.request();
+    // In by now, but for a cancel made at once: it waits for them.
+    const rules = submitRules.get() ?? (await submitRules.load());
     const req = this._card.request();
-    if (!req || this._card.phase() !== 'pending' || req.resumable === false) return;
+    if (!req || req !== asked || this._card.phase() !== 'pending' || req.resumable === false) return;
+    if (!rules) return this._card.refused(NOT_SENT);
     const route = this._card.route();
     this.sent = answer;
     this._card.submitting(answer);
@@ -99,11 +107,11 @@ export class SubmissionController implements ReactiveController {
           ? route.onSubmit([...selections], customInput, cancelled, answers())
           : route.onSubmit([...selections], customInput, cancelled));
       } catch (err) {
-        if (stillMine()) this.fail(failureFromThrown(err), true);
+        if (stillMine()) this.fail(rules.failureFromThrown(err), true);
         return;
       }
       if (!stillMine()) return;
-      const failure = await failureOfResult(result);
+      const failure = await rules.failureOfResult(result);
       if (failure) this.fail(failure, true);
       else accepted();
       return;
@@ -119,7 +127,7 @@ export class SubmissionController implements ReactiveController {
         cancelled,
       },
       { endpoint: route.endpoint ?? route.provided?.endpoint ?? '/api', fetch: route.fetch ?? route.provided?.fetch },
-    ).catch((err: unknown) => ({ ok: false as const, ...failureFromThrown(err) }));
+    ).catch((err: unknown) => ({ ok: false as const, ...rules.failureFromThrown(err) }));
     if (!stillMine()) return;
     if (!result.ok) return this.fail(result, true);
     accepted();
@@ -127,6 +135,14 @@ export class SubmissionController implements ReactiveController {
     this._host.dispatchEvent(
       new AskUserContinuedEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, answer, response, events }),
     );
+  }
+
+  /** The host's report that its own submission failed (`showError`): a failure value or a thrown error. */
+  hostFailed(result: unknown): void {
+    const rules = submitRules.get();
+    if (rules) return this.fail(rules.asFailure(result), false);
+    const id = this._card.request()?.id;
+    void submitRules.load().then((loaded) => this._card.request()?.id === id && this.fail(loaded?.asFailure(result) ?? {}, false));
   }
 
   /**

@@ -26,7 +26,7 @@ export function lazyModule<T>(importer: () => Promise<T>): LazyModule<T> {
 export type SubmitRules = typeof import('./submit-rules.js');
 
 /**
- * Should the file fail to load (offline, a host serving only the entry file), answers go unchecked, the
- * server's own checks (422) speak instead, and a failed submission offers a retry.
+ * Should the file fail to load (offline, a host not serving it beside the entry), a submit says the answer
+ * was not sent and a try later loads it again, as when the client calls' chunk cannot load.
  */
 export const submitRules: LazyModule<SubmitRules> = lazyModule(() => import('./submit-rules.js'));

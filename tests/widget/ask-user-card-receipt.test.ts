@@ -1,8 +1,8 @@
 /** widget/receipt.ts: every refusal of docs/protocol.md §4 leads to one thing the user can do. */
 import { describe, it } from './helpers/bdd.js';
 import { deepEqual, equal } from './helpers/expect.js';
-import { failureFromThrown, receiptForAnswer, selectionLabels } from '../../widget/receipt.js';
-import { failureOutcome } from '../../widget/failure-outcome.js';
+import { receiptForAnswer, selectionLabels } from '../../widget/receipt.js';
+import { failureFromThrown, failureOutcome } from '../../widget/failure-outcome.js';
 
 const outcome = (status: number, code?: string, extra: Record<string, unknown> = {}) =>
   failureOutcome({ status, error: code ? { code, message: 'm', ...extra } : undefined });
