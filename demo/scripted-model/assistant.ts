@@ -6,7 +6,7 @@
  */
 import type { AskUserArgs } from '../../plugin/contract/schema.js';
 import type { ChatRequestBody, ScriptedTurn } from './chat-completions-server.js';
-import { langOf, questionFor, topicOf, TEST_SUITES, type Lang, type TestSuite } from './questions.js';
+import { langOf, questionFor, topicOf, TEST_SUITES, type Lang, type TestSuite, type Topic } from './questions.js';
 
 export const LIST_TEST_SUITES = 'list_test_suites';
 /** The demo's own MCP server's tool (demo/mcp/meeting-server.ts), which asks the user through elicitation. */
@@ -91,29 +91,15 @@ export function createAssistant(options: AssistantOptions = {}) {
       );
     }
     const topic = topicOf(userText);
-    if (topic === 'meeting' && offers(body, BOOK_MEETING)) {
-      return {
-        text: zh ? '我请会议服务器来预约。' : 'Let me ask the meeting server to book it.',
-        toolCalls: [{ name: BOOK_MEETING, arguments: {} }],
-        chunkSize: 3,
-        pieceDelayMs,
-      };
-    }
-    if (topic === 'calendar' && offers(body, CONNECT_CALENDAR)) {
-      return {
-        text: zh ? '我请日历服务器来连接。' : 'Let me ask the calendar server to connect it.',
-        toolCalls: [{ name: CONNECT_CALENDAR, arguments: {} }],
-        chunkSize: 3,
-        pieceDelayMs,
-      };
-    }
-    if (topic === 'tests' && offers(body, LIST_TEST_SUITES)) {
-      return {
-        text: zh ? '先看看项目里有哪些测试。' : 'Let me look at the test suites first.',
-        toolCalls: [{ name: LIST_TEST_SUITES, arguments: {} }],
-        chunkSize: 3,
-        pieceDelayMs,
-      };
+    // Topics a tool of their own answers, when the request offers it: the tool is called first.
+    const byTool: Partial<Record<Topic, [string, string, string]>> = {
+      meeting: [BOOK_MEETING, '我请会议服务器来预约。', 'Let me ask the meeting server to book it.'],
+      calendar: [CONNECT_CALENDAR, '我请日历服务器来连接。', 'Let me ask the calendar server to connect it.'],
+      tests: [LIST_TEST_SUITES, '先看看项目里有哪些测试。', 'Let me look at the test suites first.'],
+    };
+    const viaTool = byTool[topic];
+    if (viaTool && offers(body, viaTool[0])) {
+      return { text: zh ? viaTool[1] : viaTool[2], toolCalls: [{ name: viaTool[0], arguments: {} }], chunkSize: 3, pieceDelayMs };
     }
     const intros: Record<Lang, string> = { zh: '开始之前，我需要你确认一件事。', en: 'Before I start, I need one thing from you.' };
     const several: Record<Lang, string> = {

@@ -2,7 +2,8 @@
  * The demo with its own MCP server (ASK_USER_MCP_URL unset), as `npm run demo` runs it: "book a meeting"
  * makes the scripted assistant call the MCP server's `book_meeting`, whose elicitation reaches the card on
  * the chat stream; the answer goes back to the MCP server typed, once, and the run goes on with what the
- * server made of it.
+ * server made of it. "Connect my calendar" calls `connect_calendar`, whose URL-mode elicitation is a link
+ * card pointing at the MCP server's own sign-in page.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,4 +44,32 @@ test('book a meeting: the MCP elicitation is one card, its answer reaches the MC
     .join('');
   assert.match(said, /Booked 45 minutes on 2026-12-10 with ana, chen; invites not sent\./, 'the MCP server got typed values');
   assert.deepEqual(chat.at(-1), { event: 'done', data: { reason: 'completed' } });
+});
+
+test("connect my calendar: the URL elicitation is a link card to the MCP server's own page; opening it answers accept", async (t) => {
+  const demo = await startDemoServer({ env: { ASK_USER_STORE: 'memory', ASK_USER_LOCALE: 'en' } });
+  t.after(() => demo.stop());
+  const { data: card, rest } = await postStreamUntil(
+    `${demo.url}/api/chat`,
+    { sessionId: 's-cal', message: 'connect my calendar' },
+    'user_input_required',
+  );
+  assert.equal(card.mode, 'url');
+  assert.equal(card.title, 'Connect your calendar / 连接日历');
+  const page = await fetch(card.url);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /Calendar connected/);
+  const cont = await postStream(`${demo.url}/api/chat/continue`, {
+    sessionId: 's-cal',
+    requestId: card.id,
+    selections: [],
+    customInput: '',
+    cancelled: false,
+  });
+  assert.equal(cont.status, 200);
+  const said = (await rest)
+    .filter((e) => e.event === 'message_delta')
+    .map((e) => e.data.text)
+    .join('');
+  assert.match(said, /The user opened the calendar sign-in page\./);
 });
