@@ -2,7 +2,7 @@
  * `vite build` produces both browser bundles of the widget in one run, as two build environments:
  *   dist/widget/ask-user-kit.js             ES module, lit and @lit/context external (for bundlers)
  *   dist/widget/ask-user-kit.standalone.js  lit inside (a WebView's <script type="module">); its lazy chunks
- *     ask-user-kit.standalone.[name].js lie beside it, and rich text loads ask-user-kit.markdown.js from there too
+ *     ask-user-kit.standalone-[name].js lie beside it, and rich text loads ask-user-kit.markdown.js from there too
  *
  * The elements declare their reactive properties in `static properties` and give defaults as class fields,
  * which `useDefineForClassFields: false` (tsconfig.json) turns into assignments in the constructor. Vite 8's

@@ -52,7 +52,7 @@ function gzipOf(prefix: string): number {
 
 /** Chunks the ES module loads on first use (listed indented, marked "(lazy)"; not the standalone's), gzipped one by one. */
 const lazy = rowsOut
-  .filter((cells) => cells[col('bundle')]?.endsWith('(lazy)') && !cells[col('bundle')]!.includes('.standalone.'))
+  .filter((cells) => cells[col('bundle')]?.endsWith('(lazy)') && !cells[col('bundle')]!.includes('.standalone-'))
   .map((cells) => Number(cells[col('gzip')]!.replace(' KB', '')) * 1024)
   .reduce((a, b) => a + b, 0);
 const sizes = {

@@ -74,9 +74,9 @@ describe('the widget build', () => {
   it('the standalone file loads the client calls and the SSE parser from its own chunks, and the Markdown renderer from the shared one', () => {
     deepEqual(dynamicImports(bundles.standalone!).sort(), [
       './ask-user-kit.markdown.js',
-      './ask-user-kit.standalone.client-calls.js',
-      './ask-user-kit.standalone.sse-stream.js',
-      './ask-user-kit.standalone.submit-rules.js',
+      './ask-user-kit.standalone-client-calls.js',
+      './ask-user-kit.standalone-sse-stream.js',
+      './ask-user-kit.standalone-submit-rules.js',
     ]);
     ok(!bundles.standalone!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the standalone entry');
     ok(!bundles.standalone!.includes('/interactions/pending'), 'the client calls are not in the standalone entry');
@@ -84,17 +84,17 @@ describe('the widget build', () => {
   });
 
   it('the standalone’s chunks import only the standalone file, so lit and the element have one copy there', () => {
-    for (const chunk of ['./ask-user-kit.standalone.client-calls.js', './ask-user-kit.standalone.sse-stream.js']) {
+    for (const chunk of ['./ask-user-kit.standalone-client-calls.js', './ask-user-kit.standalone-sse-stream.js']) {
       const imports = staticImports(bundles[chunk]!);
       ok(imports.length > 0 && imports.every((s) => s === './ask-user-kit.standalone.js'), `${chunk} imports: ${imports.join(', ')}`);
       ok(!bundles[chunk]!.includes('lit-html'), `${chunk} holds no copy of lit`);
     }
-    ok(bundles['./ask-user-kit.standalone.sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
-    ok(bundles['./ask-user-kit.standalone.client-calls.js']!.includes('/interactions/pending'), 'the calls are in the client-calls chunk');
+    ok(bundles['./ask-user-kit.standalone-sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
+    ok(bundles['./ask-user-kit.standalone-client-calls.js']!.includes('/interactions/pending'), 'the calls are in the client-calls chunk');
   });
 
   it('the rules a submit needs are in a chunk of each bundle that imports nothing, and in neither entry', () => {
-    for (const chunk of ['./ask-user-kit.submit-rules.js', './ask-user-kit.standalone.submit-rules.js']) {
+    for (const chunk of ['./ask-user-kit.submit-rules.js', './ask-user-kit.standalone-submit-rules.js']) {
       deepEqual(staticImports(bundles[chunk]!), [], `${chunk} carries its own copies, so the entry exports nothing extra`);
       for (const marker of SUBMIT_RULES_MARKERS) ok(bundles[chunk]!.includes(marker), `${chunk} holds ${marker}`);
     }

@@ -16,7 +16,7 @@ export function widgetBuild(fileName: string, external: RegExp | undefined, entr
   // Both bundles leave lazily loaded code (the client's calls, the SSE parser) in sibling chunks, loaded on
   // first use, so a card that is only shown never downloads them. The standalone's chunks carry its name,
   // so the two builds' files stay apart; they import lit from the standalone file itself, the same module.
-  const chunks = external === undefined ? 'ask-user-kit.standalone.[name].js' : 'ask-user-kit.[name].js';
+  const chunks = external === undefined ? 'ask-user-kit.standalone-[name].js' : 'ask-user-kit.[name].js';
   return {
     outDir,
     // Never wipe dist/widget: `tsc -p tsconfig.build.json` writes the .d.ts files there, and a later

@@ -169,11 +169,11 @@ export function describeBuiltBundle(file: string, { selfContained }: { selfConta
     it('loaded what the card and the reader needed from its own chunks beside it, and nothing of the other bundle', () => {
       // After the tests above: a card was answered through the client, and the stream read.
       const loaded = performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname);
-      const prefix = `/dist/widget/${file.replace(/\.js$/, '.')}`;
+      const prefix = `/dist/widget/${file.replace(/\.js$/, selfContained ? '-' : '.')}`;
       for (const chunk of ['submit-rules', 'client-calls', 'sse-stream']) {
         ok(loaded.includes(`${prefix}${chunk}.js`), `${prefix}${chunk}.js was loaded; loaded: ${loaded.join(', ')}`);
       }
-      const other = selfContained ? /\/ask-user-kit\.(?!standalone\.|markdown\.)[^/]*$/ : /\/ask-user-kit\.standalone\./;
+      const other = selfContained ? /\/ask-user-kit\.(?!standalone|markdown\.)[^/]*$/ : /\/ask-user-kit\.standalone/;
       deepEqual(
         loaded.filter((path) => other.test(path)),
         [],
