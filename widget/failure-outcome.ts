@@ -83,3 +83,21 @@ export async function failureOfResult(result: unknown): Promise<SubmitFailure | 
 
 /** The host's report of a failure (`showError`): a failure value as it is, anything else as thrown. */
 export const asFailure = (value: unknown): SubmitFailure => (isSubmitFailure(value) ? value : failureFromThrown(value));
+
+/** Nothing can send the answer: no provider, endpoint or onSubmit, and no listener took `ask-user-submit`. */
+export const noSubmitter = (): SubmitFailure => ({
+  error: {
+    code: 'no_submitter',
+    message:
+      'Nothing can send this answer: no <ask-user-provider>, endpoint or onSubmit, and no ask-user-submit listener called preventDefault().',
+  },
+});
+
+/** The answer has no session to go to. */
+export const noSession = (): SubmitFailure => ({
+  status: 400,
+  error: {
+    code: 'invalid_request',
+    message: 'No sessionId: set it on the request, on the card (session-id) or on <ask-user-provider session-id>.',
+  },
+});

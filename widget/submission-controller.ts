@@ -39,10 +39,6 @@ export interface SubmissionCard {
 /** The rules' file could not be loaded: nothing was sent, and the next try loads it again. */
 export const NOT_SENT: ErrorOutcome = { kind: 'error', key: 'errorNetwork', retry: false };
 
-const NO_SUBMITTER =
-  'Nothing can send this answer: no <ask-user-provider>, endpoint or onSubmit, and no ask-user-submit listener called preventDefault().';
-const NO_SESSION = 'No sessionId: set it on the request, on the card (session-id) or on <ask-user-provider session-id>.';
-
 export class SubmissionController implements ReactiveController {
   /** The answer last handed to a submission, for the busy labels, retries and the receipt. */
   sent?: Answer;
@@ -117,8 +113,8 @@ export class SubmissionController implements ReactiveController {
       return;
     }
 
-    if (!route.provided && route.endpoint === undefined) return this._cannotSend(req);
-    if (!sessionId) return this.fail({ status: 400, error: { code: 'invalid_request', message: NO_SESSION } }, true);
+    if (!route.provided && route.endpoint === undefined) return this._cannotSend(req, rules);
+    if (!sessionId) return this.fail(rules.noSession(), true);
     const result = await submitUserInput(
       {
         sessionId,
@@ -184,8 +180,8 @@ export class SubmissionController implements ReactiveController {
    * context root in context.ts hands a late provider to the card), so the form stays open with the
    * message, and the next submit uses whatever provider or endpoint is there by then.
    */
-  private _cannotSend(req: AskUserRequest): void {
-    const failure: SubmitFailure = { error: { code: 'no_submitter', message: NO_SUBMITTER } };
+  private _cannotSend(req: AskUserRequest, rules: SubmitRules): void {
+    const failure = rules.noSubmitter();
     const outcome: ErrorOutcome = { kind: 'error', key: 'errorNoSubmitter', retry: false };
     this._card.refused(outcome);
     this._host.dispatchEvent(new AskUserErrorEvent({ requestId: req.id, failure, outcome }));

@@ -4,4 +4,4 @@
  * file a card needs to appear stays small; widget/build/chunk-copies.ts keeps it free of imports.
  */
 export { checkForm } from './answer-checks.js';
-export { asFailure, failureFromThrown, failureOfResult, failureOutcome } from './failure-outcome.js';
+export { asFailure, failureFromThrown, failureOfResult, failureOutcome, noSession, noSubmitter } from './failure-outcome.js';
