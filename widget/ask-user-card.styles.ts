@@ -361,7 +361,8 @@ export const cardStyles = css`
     flex-wrap: wrap;
     gap: 0.5rem;
   }
-  button {
+  button,
+  .button {
     font: inherit;
     font-weight: 600;
     border-radius: calc(var(--_radius) * 0.5);
@@ -370,6 +371,9 @@ export const cardStyles = css`
     border: 1px solid var(--_c-border);
     background: var(--_c-field);
     color: var(--_c-fg);
+  }
+  .button {
+    text-decoration: none;
   }
   .primary {
     background: var(--_c-accent);

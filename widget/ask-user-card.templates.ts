@@ -14,6 +14,7 @@ import {
   isChoice,
   isAnswerable,
   isKnownMode,
+  linkHost,
   remainingMs,
   type AnswerDraft,
   type AnswerField,
@@ -94,7 +95,7 @@ const join = (...parts: string[]) => parts.filter(Boolean).join(' ');
  * before a reload (the demo's history), so both say and look the same; put it inside `cardStyles`.
  */
 export function receiptTemplate(
-  req: Pick<AskUserRequest, 'title' | 'mode' | 'options' | 'questions'>,
+  req: Pick<AskUserRequest, 'title' | 'mode' | 'options' | 'questions' | 'url'>,
   r: Receipt,
   s: AskUserStrings,
   locale: AskUserLocale,
@@ -124,13 +125,16 @@ export function receiptTemplate(
             </dl>`
           : html`<dl part="receipt-answer" class="receipt-answer">
               ${
-                choice
-                  ? html`<dt>${s.receiptSelections}</dt>
-                      <dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>`
-                  : nothing
+                req.mode === 'url'
+                  ? html`<dt>${s.openLink}</dt>
+                      <dd>${linkHost(req)}</dd>`
+                  : choice
+                    ? html`<dt>${s.receiptSelections}</dt>
+                        <dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>`
+                    : nothing
               }
               ${
-                typed || !choice
+                typed || !(choice || req.mode === 'url')
                   ? html`<dt>${s.receiptCustom}</dt>
                       <dd>${typed || s.receiptNothing}</dd>`
                   : nothing
@@ -173,6 +177,7 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
   const qs = req.questions;
   const question = (q: Question, i: number) =>
     questionTemplate({ q, p: qs ? `q${i}-` : '', draft: v.drafts[i]!, previewed: v.previewed[i], invalid: v.invalid[i], s }, on, i);
+  const host = linkHost(req);
   return html`<form
     part="form"
     novalidate
@@ -192,11 +197,25 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
     ${failureTemplate(v, on)} ${expiryTemplate(v)}
     <div part="actions" class="actions">
       ${
-        isAnswerable(req)
-          ? html`<button part="submit-button" class="primary" type="submit" aria-disabled=${busy}>
-              ${busy && !v.sent?.cancelled ? s.submitting : req.submitLabel || s.submit}
-            </button>`
-          : nothing
+        host
+          ? // Opening the link is the answer: the browser opens it (a new tab, no opener), the card says so.
+            html`<a
+              part="open-link"
+              class="primary button"
+              href=${req.url!}
+              target="_blank"
+              rel="noopener noreferrer"
+              aria-describedby="link-host"
+              aria-disabled=${busy}
+              @click=${on.open}
+              @auxclick=${on.open}
+              >${s.openLink}</a
+            >`
+          : isAnswerable(req)
+            ? html`<button part="submit-button" class="primary" type="submit" aria-disabled=${busy}>
+                ${busy && !v.sent?.cancelled ? s.submitting : req.submitLabel || s.submit}
+              </button>`
+            : nothing
       }
       <button part="cancel-button" type="button" aria-disabled=${busy} @click=${on.cancel}>
         ${busy && v.sent?.cancelled ? s.cancelling : s.cancel}
@@ -218,6 +237,8 @@ function questionTemplate(v: QuestionView, on: CardHandlers, i: number): Templat
   const known = isKnownMode(q.mode);
   const choice = known && isChoice(q.mode);
   const error = errorText(v, 'selections');
+  // A link card (§10) says which host its link opens, in plain text; a link it may not open is unsupported.
+  const host = q.mode === 'url' && linkHost(q as Pick<AskUserRequest, 'url'>);
   return html`<fieldset
     part="fieldset"
     data-q=${i}
@@ -227,11 +248,13 @@ function questionTemplate(v: QuestionView, on: CardHandlers, i: number): Templat
     <legend part="title" id="${p}title">${legend(v)}</legend>
     ${q.description ? html`<div part="description" class="description" id="${p}description">${richText(q.description)}</div>` : nothing}
     ${
-      !known
-        ? html`<p part="hint" class="hint">${cardMessage(s, 'unsupportedMode', q.mode)}</p>`
-        : choice
-          ? optionsTemplate(v, on, error)
-          : fieldTemplate(v, on)
+      host
+        ? html`<p part="hint" class="hint" id="link-host">${formatMessage(s.linkHost, { host })}</p>`
+        : !known
+          ? html`<p part="hint" class="hint">${cardMessage(s, 'unsupportedMode', q.mode)}</p>`
+          : choice
+            ? optionsTemplate(v, on, error)
+            : fieldTemplate(v, on)
     }
     ${choice && q.allowCustom ? otherTemplate(v, on) : nothing}
   </fieldset>`;

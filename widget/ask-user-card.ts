@@ -183,6 +183,8 @@ export class AskUserCard extends LitElement {
   private _on: CardHandlers = {
     submit: (e) => this._submit(e),
     cancel: () => void this._submission.send(cancelAnswerFor(this._req ?? {})),
+    // The browser opens the link itself; a link card's answer carries nothing (§10).
+    open: () => void (this._phase === 'pending' && this._submission.send({ selections: [], customInput: '', cancelled: false })),
     retry: () => this._submission.retry(),
     choice: this._answer.choice,
     text: this._answer.text,

@@ -46,6 +46,8 @@ export interface CardView {
 export interface CardHandlers {
   submit(e: Event): void;
   cancel(): void;
+  /** The link of a link card was opened (§10): that is its answer. */
+  open(): void;
   retry(): void;
   choice(e: Event): void;
   text(e: Event): void;

@@ -3,7 +3,7 @@
  * `{ selections, customInput, cancelled }`, the §9.1 bounds, and the countdown arithmetic. The checks with
  * the server's own rules are in answer-checks.ts, loaded apart. No DOM here, so each helper is tested directly.
  */
-import { MODES, isChoiceMode, type Mode } from '../plugin/contract/limits.js';
+import { MODES, isChoiceMode, isWebUrl, type Mode } from '../plugin/contract/limits.js';
 import { questionsOf } from './answer-fields.js';
 import type { Answer, AskUserOption, FormQuestion, PendingInteraction, UserInputRequired } from '../plugin/contract/schema.js';
 import { isPendingStatus, isRecord, isUserInputRequired } from './chat-events.js';
@@ -84,6 +84,7 @@ export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
     ...question(r),
     ...(ids.size && { questions: questions as FormQuestion[] }),
     ...(isText(r.submitLabel) && { submitLabel: r.submitLabel }),
+    ...(raw.mode === 'url' && isText(r.url) && { url: r.url }),
     ...(isText(r.sessionId) && { sessionId: r.sessionId }),
     ...(isText(r.expiresAt) && !Number.isNaN(Date.parse(r.expiresAt)) && { expiresAt: r.expiresAt }),
     ...(typeof r.resumable === 'boolean' && { resumable: r.resumable }),
@@ -126,6 +127,9 @@ function question(r: Record<string, unknown>) {
  * `required` is false only for a §9.2 question the model marked optional.
  */
 export type Question = Omit<FormQuestion, 'id' | 'mode' | 'required'> & { id?: string; mode: string; required?: boolean };
+
+/** The host a link card's link opens (§10), or '' when the link is not one the card may open. */
+export const linkHost = (req: Pick<AskUserRequest, 'url'>): string => (req.url && isWebUrl(req.url) ? new URL(req.url).host : '');
 
 /** Every question has a mode this card can draw; else only cancel is offered. */
 export const isAnswerable = (req: AskUserRequest): boolean => questionsOf(req).every((q) => isKnownMode(q.mode));

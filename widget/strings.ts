@@ -30,6 +30,10 @@ export interface AskUserStrings {
   expiresIn: string;
   /** After the title of a question that may be left blank (§9.2 `required: false`). */
   optional: string;
+  /** A link card (an MCP server's URL-mode request, §10): the host its link opens, in plain text; `{host}`. */
+  linkHost: string;
+  /** The link itself; opening it answers the card. Also the receipt's label for the host opened. */
+  openLink: string;
   /** On the question the server's 422 named (`error.field`). */
   fieldRefused: string;
 
@@ -135,6 +139,8 @@ const zhCN: AskUserStrings = {
   toggleHint: '至少开启一项',
   multipleHint: '可多选',
   unsupportedMode: '此问题类型（{mode}）无法在这里回答，你可以取消它。',
+  linkHost: '链接将打开：{host}',
+  openLink: '打开链接',
   expiresIn: '剩余时间 {time}',
   optional: '（选填）',
   fieldRefused: '服务器未接受这一项，请修改',
@@ -216,6 +222,8 @@ const en: AskUserStrings = {
   toggleHint: 'Turn on at least one',
   multipleHint: 'Choose any number',
   unsupportedMode: 'This kind of question ({mode}) cannot be answered here; you can cancel it.',
+  linkHost: 'The link opens: {host}',
+  openLink: 'Open link',
   expiresIn: 'Time left {time}',
   optional: '(optional)',
   fieldRefused: 'The server did not accept this; change it',

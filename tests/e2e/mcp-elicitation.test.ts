@@ -2,7 +2,9 @@
  * Contract §10 end to end: the demo with its own MCP server, the page in Chromium. The model calls the MCP
  * server's `book_meeting`, whose elicitation becomes one card (the mapped form) on the chat stream; it is
  * answered by keyboard only, axe finds nothing on it, and the MCP server receives the typed answer once.
- * A reload while the card is open restores it, and its answer's stream carries the rest of the run.
+ * A reload while the card is open restores it, and its answer's stream carries the rest of the run. A
+ * URL-mode elicitation (`connect_calendar`) is a link card: the host in plain text, and opening the link
+ * (a new tab on the MCP server's own page) is the answer.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -121,5 +123,45 @@ test("an MCP card survives a reload: restored by GET pending, answered, and the 
       assert.equal(toolResult?.data.content, 'Booked 60 minutes on 2026-12-11 with bo; invites sent.');
       assert.deepEqual(cont!.events.at(-1)!.data, { reason: 'completed' });
       assert.equal(c.model.requests.length, 2, 'the model went on once, after the MCP tool returned');
+    },
+  ));
+
+test("URL mode in the card: the host in plain text, the link opens the MCP server's page in a new tab, and that is the answer", () =>
+  runCase(
+    'mcp-elicitation-url',
+    { turns: [{ toolCalls: [{ id: 'call_e2e_link', name: 'connect_calendar', arguments: {} }] }, echo()] },
+    async (c) => {
+      const { chat, tap } = await c.openPage();
+      await chat.open();
+      await chat.send('连接日历');
+      const card = await chat.openCard();
+      const link = card.locator('[part~="open-link"]');
+      const href = (await link.getAttribute('href')) ?? '';
+      const host = new URL(href).host;
+      assert.match(host, /^127\.0\.0\.1:\d+$/, "the demo MCP server's own page");
+      assert.equal((await card.locator('#link-host').innerText()).trim(), `链接将打开：${host}`);
+      assert.equal(await link.getAttribute('target'), '_blank');
+      assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+      assert.equal(await card.locator('[part~="submit-button"]').count(), 0);
+      for (const v of await axeViolations(chat.page)) assert.fail(`axe: ${v}`);
+      await c.evidence.screenshot(chat.page, 'link-card');
+
+      const [tab] = await Promise.all([chat.page.context().waitForEvent('page'), link.click()]);
+      await tab.waitForLoadState();
+      assert.equal(tab.url(), href, 'the new tab opened the link as given');
+      assert.match(await tab.locator('h1').innerText(), /Calendar connected/);
+      assert.equal(await tab.evaluate(() => window.opener), null, 'the page cannot reach back to the chat');
+      await tab.close();
+
+      await receipt(card).waitFor();
+      await chat.waitForAssistant('模型收到');
+      await c.evidence.screenshot(chat.page, 'link-opened');
+      const [cont] = await continueStreams(tap, 1);
+      const sent = JSON.parse(cont!.exchange.requestBody ?? '{}');
+      assert.deepEqual([sent.selections, sent.customInput, sent.cancelled], [[], '', false], 'the answer carries nothing');
+      assert.deepEqual(shapeOf(cont!.events), ['interaction_resolved', 'done']);
+      const opened = await chatStream(tap);
+      const toolResult = opened.events.find((e) => e.event === 'tool_result' && e.data.toolCallId === 'call_e2e_link');
+      assert.equal(toolResult?.data.content, 'The user opened the calendar sign-in page.', 'the MCP server got accept');
     },
   ));

@@ -8,7 +8,20 @@ import type { AskUserCard } from '../../widget/ask-user-card.js';
 import { describe, it, after, afterEach } from './helpers/bdd.js';
 import { checkA11y } from './helpers/axe.js';
 import { assert, equal, includes, until } from './helpers/expect.js';
-import { ALL_MODES, $, cleanup, has, mount, pick, settle, single, submit, textOf } from './helpers/card-fixtures.js';
+import {
+  ALL_MODES,
+  $,
+  cleanup,
+  has,
+  link,
+  mount,
+  openWithoutNavigating,
+  pick,
+  settle,
+  single,
+  submit,
+  textOf,
+} from './helpers/card-fixtures.js';
 
 afterEach(cleanup);
 after(() => emulateMedia({ colorScheme: 'light' }));
@@ -55,6 +68,15 @@ const STATES: Record<string, Setup> = {
   'countdown in its last minute': async () => (await mount(single({ expiresAt: new Date(Date.now() + 50_000).toISOString() }))).card,
   'expired receipt': async () => (await mount(single({ status: 'expired' }))).card,
   'not resumable': async () => (await mount(single({ resumable: false }))).card,
+  // §10 URL mode: the link card, the receipt after opening it, and a link it refuses to show.
+  'link card': async () => (await mount(link())).card,
+  'link card, opened': async () => {
+    const { card } = await mount(link());
+    openWithoutNavigating(card);
+    await settle(card);
+    return card;
+  },
+  'link card, refused link': async () => (await mount(link({ url: 'javascript:alert(1)' }))).card,
   'answered elsewhere': async () => {
     const { card } = await mount(single(), {
       onSubmit: () =>

@@ -27,7 +27,8 @@ export function manglePrivateMembers(widgetDir = fileURLToPath(new URL('../', im
     if (cache) return cache;
     const names = new Set<string>();
     for (const file of readdirSync(widgetDir).filter((f) => f.endsWith('.ts'))) {
-      for (const [name] of readFileSync(widgetDir + file, 'utf8').matchAll(/(?<![\w$-])_[a-zA-Z]\w*/g)) names.add(name);
+      // A quote before it makes it a value (`target="_blank"`), not a member.
+      for (const [name] of readFileSync(widgetDir + file, 'utf8').matchAll(/(?<![\w$"'`-])_[a-zA-Z]\w*/g)) names.add(name);
     }
     cache = Object.fromEntries([...names].sort().map((name, i) => [name, shortName(i)]));
     return cache;

@@ -18,7 +18,7 @@ function bundleWith(code: string) {
 test("the widget's own members are renamed the same in every chunk; one written as a string stops the build", () => {
   const dir = mkdtempSync(join(tmpdir(), 'mangle-'));
   try {
-    writeFileSync(join(dir, 'card.ts'), 'class C { _phase = 1; _render() { return this._phase; } }');
+    writeFileSync(join(dir, 'card.ts'), 'class C { _phase = 1; _render() { return this._phase; } } const t = html`<a target="_blank">`;');
     const plugin = manglePrivateMembers(dir + '/');
     const generate = plugin.generateBundle as (
       options: unknown,
@@ -33,6 +33,9 @@ test("the widget's own members are renamed the same in every chunk; one written 
       'each name shortened the same way everywhere',
     );
     assert.throws(() => generate({}, bundleWith('const k = "_phase"; class C { _phase = 1 }')), /written as a string/);
+    const link = bundleWith('const t = `<a target="_blank">`, k = "_blank";');
+    generate({}, link);
+    assert.match(link['x.js']!.code, /target="_blank".*`_blank`/, 'a value that starts with _ is no member: kept as it is');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

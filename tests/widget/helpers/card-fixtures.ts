@@ -47,6 +47,22 @@ export const number = (o: Partial<AskUserRequest> = {}) => request({ mode: 'numb
 export const date = (o: Partial<AskUserRequest> = {}) => request({ mode: 'date', title: '截止日期', ...o });
 export const directory = (o: Partial<AskUserRequest> = {}) => request({ mode: 'directory', title: '输出目录', ...o });
 
+/** A link card (§10 URL mode), as an MCP server's URL elicitation arrives. */
+export const link = (o: Partial<AskUserRequest> = {}) =>
+  request({
+    mode: 'url',
+    title: '连接你的日历',
+    description: '在日历页面登录，以便查找空闲时间。',
+    url: 'https://calendar.example:8443/connect?state=abc',
+    ...o,
+  });
+
+/** Clicks a link card's link as a user would, with the browser's own navigation (a new tab) held back. */
+export function openWithoutNavigating(card: AskUserCard, init: MouseEventInit = {}): void {
+  window.addEventListener('click', (e) => e.preventDefault(), { capture: true, once: true });
+  $(card, '[part~="open-link"]').dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, cancelable: true, ...init }));
+}
+
 export const ALL_MODES = { single, multiple, toggle, text, number, date, directory };
 
 export interface Submission {
