@@ -1,8 +1,8 @@
 /**
- * Pure helpers both the card and its answer checks (answer-checks.ts) use: the questions of a request, the
- * §9.1 bounds that fill a message, and where a refusal lands. It imports nothing at run time but the
- * contract's limits, so the checks' lazy chunk gets its own copy instead of importing it from the entry
- * (widget/build/chunk-copies.ts).
+ * Pure helpers both the card and the rules' lazy chunk (answer-checks.ts, and receipt.ts for
+ * submission-send.ts) use: the questions of a request, the §9.1 bounds that fill a message, where a refusal
+ * lands, and the time left before a deadline. It imports nothing at run time but the contract's limits, so
+ * the chunk gets its own copy instead of importing it from the entry (widget/build/chunk-copies.ts).
  */
 import { LIMITS } from '../plugin/contract/limits.js';
 import type { AskUserRequest, Question } from './read-answer.js';
@@ -34,4 +34,11 @@ export function boundValues(
 export function fieldAt(path: string | undefined): { q: number; field: AnswerField } | undefined {
   const m = /^(?:answers\[(\d+)\]\.)?(selections|customInput)$/.exec(path ?? '');
   return m ? { q: Number(m[1] ?? 0), field: m[2] as AnswerField } : undefined;
+}
+
+/** Milliseconds until `expiresAt`, or `null` when there is no (parsable) deadline. */
+export function remainingMs(expiresAt: string | undefined, now: number): number | null {
+  if (!expiresAt) return null;
+  const at = Date.parse(expiresAt);
+  return Number.isNaN(at) ? null : at - now;
 }

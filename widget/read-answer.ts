@@ -172,7 +172,7 @@ export function readAnswer(request: Pick<Question, 'mode' | 'options' | 'allowCu
 }
 
 export { CANCEL_ANSWER } from '../plugin/contract/tool-result.js';
-export { MAX_CUSTOM_INPUT, boundValues, fieldAt, questionsOf, type AnswerField, type BoundValues } from './answer-fields.js';
+export { MAX_CUSTOM_INPUT, boundValues, fieldAt, questionsOf, remainingMs, type AnswerField, type BoundValues } from './answer-fields.js';
 
 /** The answer the drafts stand for: one question's, or §9.2 `answers`, one per question in order. */
 export function readForm(req: AskUserRequest, drafts: readonly AnswerDraft[]): Answer {
@@ -183,13 +183,6 @@ export function readForm(req: AskUserRequest, drafts: readonly AnswerDraft[]): A
     return { id: q.id, selections, customInput };
   });
   return { selections: [], customInput: '', cancelled: false, answers };
-}
-
-/** Milliseconds until `expiresAt`, or `null` when there is no (parsable) deadline. */
-export function remainingMs(expiresAt: string | undefined, now: number): number | null {
-  if (!expiresAt) return null;
-  const at = Date.parse(expiresAt);
-  return Number.isNaN(at) ? null : at - now;
 }
 
 /** `m:ss` under an hour, `h:mm:ss` above; rounds up so "0:00" is only shown once time is really up. */

@@ -2,8 +2,9 @@
  * What a closed card says, and how a failed submission maps onto it (docs/protocol.md §4 outcomes). Pure: the
  * card renders these, tests check them directly.
  */
-import type { Answer, DoneReason, ErrorCode, InteractionResolved, ResolvedStatus } from '../plugin/contract/schema.js';
-import { fieldAt, remainingMs, type AnswerField, type AskUserRequest } from './read-answer.js';
+import type { Answer, DoneReason, InteractionResolved, ResolvedStatus } from '../plugin/contract/schema.js';
+import { remainingMs, type AnswerField } from './answer-fields.js';
+import type { AskUserRequest } from './read-answer.js';
 import type { AskUserStrings } from './strings.js';
 
 export type ReceiptKind = ResolvedStatus | 'elsewhere' | 'gone' | 'not-resumable';
