@@ -64,6 +64,7 @@ export type { DoneReason } from '../plugin/contract/schema.js';
  * @csspart actions - The row of buttons.
  * @csspart submit-button - The submit button (`submitLabel`).
  * @csspart cancel-button - The cancel button.
+ * @csspart open-link - A link card's link (§10 URL mode): opening it is the answer.
  * @csspart receipt - The read-only receipt of a closed card.
  * @csspart receipt-question - The question, in the receipt.
  * @csspart receipt-status - What happened (submitted, cancelled, timed out, …).
