@@ -104,6 +104,13 @@ describe('the widget build', () => {
     }
   });
 
+  it('the entries carry the few contract limits they read as numbers, not the whole LIMITS object', () => {
+    for (const entry of ['module', 'standalone']) {
+      for (const name of ['bodyBytes', 'previewsTotal', 'cardQuestions'])
+        ok(!bundles[entry]!.includes(name), `${entry} entry holds ${name}`);
+    }
+  });
+
   it('both entries export the same public names, none added for their chunks', () => {
     const names = exportNames(bundles.module!);
     ok(names.includes('AskUserCard') && names.includes('readChatEvents'), `ES module exports: ${names.join(', ')}`);
