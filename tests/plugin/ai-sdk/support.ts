@@ -2,11 +2,8 @@
  * A real HTTP server for the AI SDK runtime's tests: the kit's routes on Koa, a chat route that runs
  * `kit.runtime.chat`, and helpers that speak only HTTP to it and parse the raw SSE bytes.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
 import { allowAnyCaller, createAskUserKit, memoryAuditLogger, type PendingStore } from '../../../plugin/index.js';
-import { koaRoutes, koaSse, readJsonBody } from '../../../plugin/adapters/koa.js';
+import { serveKoaChat } from '../../helpers/koa-chat-server.js';
 import { aiSdkRuntime, type AiSdkRuntime, type AiSdkRuntimeOptions } from '../../../plugin/ai-sdk/index.js';
 import { parseSse, type SseFrame } from '../harness.js';
 
@@ -40,19 +37,7 @@ export async function startAiServer(
       settings: { maxRetries: 0, ...options.settings },
     }),
   });
-  const app = new Koa();
-  app.silent = true;
-  app.use(koaRoutes(kit));
-  app.use(async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== '/api/chat') return next();
-    const body = (await readJsonBody(ctx)) as { sessionId: string; message: string };
-    await kit.runtime.chat({ sessionId: body.sessionId, message: body.message, sse: koaSse(kit, ctx) });
-  });
-  const server: Server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = (path: string, body: unknown) =>
-    fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const { url, post, close } = await serveKoaChat(kit);
   return {
     url,
     kit,
@@ -70,8 +55,7 @@ export async function startAiServer(
       return (await fetch(`${url}/api/interactions/pending?sessionId=${encodeURIComponent(sessionId)}`)).json();
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await close();
       await kit.close();
     },
   };

@@ -5,14 +5,14 @@
  * is refused with 422 and can be fixed; a schema outside the mapping is declined without showing anything;
  * a kit that does not hold the MCP request (a restart) shows the card as not resumable.
  */
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { openStore, type PendingStore } from '../../../plugin/index.js';
+import { openStore } from '../../../plugin/index.js';
 import { startScriptedModel, type ScriptedModel } from '../../helpers/scripted-model.js';
 import { parseSse } from '../harness.js';
-import { startMcpHost } from './mcp-host.js';
-import { startMeetingServer as startDemoMeetingServer } from '../../../demo/mcp/meeting-server.js';
+import { startMcpHost, type McpHostOptions } from './mcp-host.js';
+import { startMeetingServer } from '../../../demo/mcp/meeting-server.js';
 
 const MEETING_SCHEMA = {
   type: 'object',
@@ -36,14 +36,34 @@ const MEETING_SCHEMA = {
   required: ['date', 'duration', 'attendees', 'confirm'],
 };
 
-/** The demo's meeting server, asking with `schema` (and for the link `connectUrl` in URL mode). */
-const startMeetingServer = (schema: unknown, connectUrl?: string) =>
-  startDemoMeetingServer({ requestedSchema: schema, ...(connectUrl ? { connectUrl } : {}) });
-
-const startHost = (store: PendingStore, model: ScriptedModel, mcpUrl: string, declined: string[] = [], ttlMs?: number) =>
-  startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(mcpUrl)), { declined, ...(ttlMs ? { ttlMs } : {}) });
-
 let model: ScriptedModel;
+
+/**
+ * One test's world: a store, the demo's meeting servers (asking with `schema`, and for `connectUrl` in URL
+ * mode) and agent servers on that store, all closed after the test, agent servers first.
+ */
+async function setup(t: TestContext) {
+  const store = await openStore('memory');
+  const hosts: Array<{ close(): Promise<void> }> = [];
+  const servers: Array<{ close(): Promise<void> }> = [];
+  t.after(async () => {
+    for (const h of hosts) await h.close();
+    for (const m of servers) await m.close();
+    await store.close();
+  });
+  return {
+    async meetings(schema: unknown = MEETING_SCHEMA, connectUrl?: string) {
+      const m = await startMeetingServer({ requestedSchema: schema, ...(connectUrl ? { connectUrl } : {}) });
+      servers.push(m);
+      return m;
+    },
+    async host(mcpUrl: string, options: McpHostOptions = {}) {
+      const h = await startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(mcpUrl)), options);
+      hosts.push(h);
+      return h;
+    },
+  };
+}
 before(async () => {
   model = await startScriptedModel({ fallback: { text: 'booked' } });
 });
@@ -58,14 +78,9 @@ const answers = (duration: string) => [
 ];
 
 test('an elicitation becomes one card; a wrong answer is refused 422, the fixed one goes back typed, once', async (t) => {
-  const meetings = await startMeetingServer(MEETING_SCHEMA);
-  const store = await openStore('memory');
-  const host = await startHost(store, model, meetings.url);
-  t.after(async () => {
-    await host.close();
-    await meetings.close();
-    await store.close();
-  });
+  const world = await setup(t);
+  const meetings = await world.meetings();
+  const host = await world.host(meetings.url);
   model.enqueue({ toolCalls: [{ id: 'call_book', name: 'book_meeting', arguments: {} }] }, { text: 'booked' });
   const { card, rest } = await host.chatUntilCard('s-mcp');
   assert.ok(card, 'the card reached the chat stream');
@@ -120,21 +135,14 @@ test('an elicitation becomes one card; a wrong answer is refused 422, the fixed 
 });
 
 test("the card's cancel answers decline; a schema outside the mapping is declined without a card", async (t) => {
-  const meetings = await startMeetingServer(MEETING_SCHEMA);
+  const world = await setup(t);
+  const meetings = await world.meetings();
   // Valid MCP (primitive properties only), but more questions than a card holds.
   const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`field${i}`, { type: 'string' }]));
-  const nested = await startMeetingServer({ type: 'object', properties: many });
-  const store = await openStore('memory');
+  const nested = await world.meetings({ type: 'object', properties: many });
   const declined: string[] = [];
-  const host = await startHost(store, model, meetings.url);
-  const other = await startHost(store, model, nested.url, declined);
-  t.after(async () => {
-    await host.close();
-    await other.close();
-    await meetings.close();
-    await nested.close();
-    await store.close();
-  });
+  const host = await world.host(meetings.url);
+  const other = await world.host(nested.url, { declined });
   model.enqueue({ toolCalls: [{ id: 'call_decl', name: 'book_meeting', arguments: {} }] }, { text: 'fine' });
   const { card, rest } = await host.chatUntilCard('s-decline');
   const cancelled = await host.post('/api/chat/continue', { sessionId: 's-decline', requestId: card.id, answers: [], cancelled: true });
@@ -153,16 +161,10 @@ test("the card's cancel answers decline; a schema outside the mapping is decline
 });
 
 test('a kit that does not hold the MCP request (after a restart) shows the card as not resumable', async (t) => {
-  const meetings = await startMeetingServer(MEETING_SCHEMA);
-  const store = await openStore('memory');
-  const host = await startHost(store, model, meetings.url);
-  const restarted = await startHost(store, model, meetings.url);
-  t.after(async () => {
-    await host.close();
-    await restarted.close();
-    await meetings.close();
-    await store.close();
-  });
+  const world = await setup(t);
+  const meetings = await world.meetings();
+  const host = await world.host(meetings.url);
+  const restarted = await world.host(meetings.url);
   model.enqueue({ toolCalls: [{ id: 'call_lost', name: 'book_meeting', arguments: {} }] }, { text: 'stopped' });
   const { card, rest } = await host.chatUntilCard('s-lost');
   const pending = (await (await fetch(`${restarted.url}/api/interactions/pending?sessionId=s-lost`)).json()) as any;
@@ -185,14 +187,9 @@ test('a kit that does not hold the MCP request (after a restart) shows the card 
 });
 
 test('an elicitation card left to expire answers the MCP server cancel, and the run goes on', async (t) => {
-  const meetings = await startMeetingServer(MEETING_SCHEMA);
-  const store = await openStore('memory');
-  const host = await startHost(store, model, meetings.url, [], 1_000);
-  t.after(async () => {
-    await host.close();
-    await meetings.close();
-    await store.close();
-  });
+  const world = await setup(t);
+  const meetings = await world.meetings();
+  const host = await world.host(meetings.url, { ttlMs: 1_000 });
   model.enqueue({ toolCalls: [{ id: 'call_exp', name: 'book_meeting', arguments: {} }] }, { text: 'later then' });
   const { card, rest } = await host.chatUntilCard('s-exp');
   assert.ok(card);
@@ -203,14 +200,9 @@ test('an elicitation card left to expire answers the MCP server cancel, and the 
 });
 
 test('URL mode: a link card shows the message and the link; opening it answers accept, once; another session is refused', async (t) => {
-  const meetings = await startMeetingServer(MEETING_SCHEMA);
-  const store = await openStore('memory');
-  const host = await startHost(store, model, meetings.url);
-  t.after(async () => {
-    await host.close();
-    await meetings.close();
-    await store.close();
-  });
+  const world = await setup(t);
+  const meetings = await world.meetings();
+  const host = await world.host(meetings.url);
   model.enqueue({ toolCalls: [{ id: 'call_link', name: 'connect_calendar', arguments: {} }] }, { text: 'connected' });
   const { card, rest } = await host.chatUntilCard('s-link');
   assert.equal(card.mode, 'url');
@@ -247,19 +239,12 @@ test('URL mode: a link card shows the message and the link; opening it answers a
 });
 
 test('URL mode: the cancel answers decline; a link that is not http(s) is declined unseen and not logged', async (t) => {
-  const meetings = await startMeetingServer(MEETING_SCHEMA);
-  const scripted = await startMeetingServer(MEETING_SCHEMA, 'javascript:alert(document.cookie)//secret-token');
-  const store = await openStore('memory');
+  const world = await setup(t);
+  const meetings = await world.meetings();
+  const scripted = await world.meetings(MEETING_SCHEMA, 'javascript:alert(document.cookie)//secret-token');
   const declined: string[] = [];
-  const host = await startHost(store, model, meetings.url);
-  const other = await startHost(store, model, scripted.url, declined);
-  t.after(async () => {
-    await host.close();
-    await other.close();
-    await meetings.close();
-    await scripted.close();
-    await store.close();
-  });
+  const host = await world.host(meetings.url);
+  const other = await world.host(scripted.url, { declined });
   model.enqueue({ toolCalls: [{ id: 'call_no', name: 'connect_calendar', arguments: {} }] }, { text: 'fine' });
   const { card, rest } = await host.chatUntilCard('s-link-no');
   const no = await host.post('/api/chat/continue', {
@@ -284,14 +269,9 @@ test('URL mode: the cancel answers decline; a link that is not http(s) is declin
 });
 
 test('with the AI SDK runtime the card comes on the chat stream too, and the answer reaches the MCP server once', async (t) => {
-  const meetings = await startMeetingServer(MEETING_SCHEMA);
-  const store = await openStore('memory');
-  const host = await startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(meetings.url)), { runtime: 'ai-sdk' });
-  t.after(async () => {
-    await host.close();
-    await meetings.close();
-    await store.close();
-  });
+  const world = await setup(t);
+  const meetings = await world.meetings();
+  const host = await world.host(meetings.url, { runtime: 'ai-sdk' });
   model.enqueue({ toolCalls: [{ id: 'call_ai', name: 'connect_calendar', arguments: {} }] }, { text: 'connected' });
   const { card, rest } = await host.chatUntilCard('s-ai');
   assert.ok(card, 'the card reached the chat stream');
@@ -313,14 +293,9 @@ test('with the AI SDK runtime the card comes on the chat stream too, and the ans
 
 for (const runtime of ['loop', 'ai-sdk'] as const) {
   test(`a reload while the card is open (${runtime}): the run waits, the card is restored, and the answer's stream carries the rest of the run`, async (t) => {
-    const meetings = await startMeetingServer(MEETING_SCHEMA);
-    const store = await openStore('memory');
-    const host = await startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(meetings.url)), { runtime });
-    t.after(async () => {
-      await host.close();
-      await meetings.close();
-      await store.close();
-    });
+    const world = await setup(t);
+    const meetings = await world.meetings();
+    const host = await world.host(meetings.url, { runtime });
     model.enqueue({ toolCalls: [{ id: 'call_reload', name: 'book_meeting', arguments: {} }] }, { text: 'booked after the reload' });
     const { card, rest, leave } = await host.chatUntilCard(`s-reload-${runtime}`);
     leave();

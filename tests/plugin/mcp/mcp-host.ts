@@ -2,22 +2,16 @@
  * The agent server of the MCP tests: the kit's routes and a chat route on Koa, the loop offering the demo
  * MCP server's two tools through `mcpElicitation`, over whichever MCP transport the test connects.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
 import OpenAI from 'openai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { allowAnyCaller, createAskUserKit, type PendingStore } from '../../../plugin/index.js';
-import { koaRoutes, koaSse, readJsonBody } from '../../../plugin/adapters/koa.js';
+import { serveKoaChat, type ChatInput } from '../../helpers/koa-chat-server.js';
 import { agentRuntime, type LoopTool } from '../../../plugin/loop/index.js';
 import { mcpElicitation } from '../../../plugin/mcp/index.js';
 import { aiSdkRuntime, fromLoopTools } from '../../../plugin/ai-sdk/index.js';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { RunHost, SseSink } from '../../../plugin/core/host.js';
-
-/** What both runtimes' `chat` takes. */
-type ChatInput = { sessionId: string; message: string; sse: SseSink };
+import type { RunHost } from '../../../plugin/core/host.js';
 import type { ScriptedModel } from '../../helpers/scripted-model.js';
 import { postStreamUntil } from '../../demo/sse-client.js';
 
@@ -66,19 +60,7 @@ export async function startMcpHost(
         : agentRuntime({ client: new OpenAI({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'm', tools }),
     ),
   });
-  const app = new Koa();
-  app.silent = true;
-  app.use(koaRoutes(kit));
-  app.use(async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== '/api/chat') return next();
-    const body = (await readJsonBody(ctx)) as { sessionId: string; message: string };
-    await kit.runtime.chat({ ...body, sse: koaSse(kit, ctx) });
-  });
-  const server = createServer(app.callback());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = (path: string, body: unknown) =>
-    fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const { url, post, close } = await serveKoaChat(kit);
   return {
     url,
     post,
@@ -94,8 +76,7 @@ export async function startMcpHost(
       return { card, rest, leave };
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await close();
       await client.close();
       await kit.close();
     },
