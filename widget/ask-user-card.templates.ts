@@ -218,7 +218,7 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
             : nothing
       }
       <button part="cancel-button" type="button" aria-disabled=${busy} @click=${on.cancel}>
-        ${busy && v.sent?.cancelled ? s.cancelling : s.cancel}
+        ${busy && v.sent?.cancelled ? s.cancelling : req.mode === 'url' ? s.decline : s.cancel}
       </button>
     </div>
   </form>`;

@@ -34,6 +34,8 @@ export interface AskUserStrings {
   linkHost: string;
   /** The link itself; opening it answers the card. Also the receipt's label for the host opened. */
   openLink: string;
+  /** A link card's cancel button: the server hears `decline`. */
+  decline: string;
   /** On the question the server's 422 named (`error.field`). */
   fieldRefused: string;
 
@@ -141,6 +143,7 @@ const zhCN: AskUserStrings = {
   unsupportedMode: '此问题类型（{mode}）无法在这里回答，你可以取消它。',
   linkHost: '链接将打开：{host}',
   openLink: '打开链接',
+  decline: '拒绝',
   expiresIn: '剩余时间 {time}',
   optional: '（选填）',
   fieldRefused: '服务器未接受这一项，请修改',
@@ -224,6 +227,7 @@ const en: AskUserStrings = {
   unsupportedMode: 'This kind of question ({mode}) cannot be answered here; you can cancel it.',
   linkHost: 'The link opens: {host}',
   openLink: 'Open link',
+  decline: 'Decline',
   expiresIn: 'Time left {time}',
   optional: '(optional)',
   fieldRefused: 'The server did not accept this; change it',

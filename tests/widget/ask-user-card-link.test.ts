@@ -1,7 +1,7 @@
 /**
  * A link card (§10 URL mode: an MCP server asks the user to open a page of its own): the message, the
- * link's host in plain text, an "open" link to a new tab without opener or referrer, and the cancel
- * button (which answers decline). Opening the link is the answer; a link that is not plain http(s) is
+ * link's host in plain text, an "open" link to a new tab without opener or referrer, and a decline
+ * button (the card's cancel, which the MCP bridge answers as `decline`). Opening the link is the answer; a link that is not plain http(s) is
  * never made a link, whatever it holds.
  */
 import { sendKeys } from '@web/test-runner-commands';
@@ -30,7 +30,7 @@ describe('link card', () => {
     equal(a.textContent!.trim(), '打开链接');
     equal(a.getAttribute('aria-describedby'), 'link-host', 'the host is read with the link');
     assert(!has(card, '[part~="submit-button"]'), 'no submit button: the link is the answer');
-    equal(textOf(card, '[part~="cancel-button"]'), '取消');
+    equal(textOf(card, '[part~="cancel-button"]'), '拒绝', 'its cancel declines, and says so');
   });
 
   it('shows the real host of a look-alike link, not its user name or its Unicode spelling', async () => {
@@ -81,6 +81,7 @@ describe('link card', () => {
     const { card } = await mount(link(), { locale: 'en' });
     equal(textOf(card, '#link-host'), 'The link opens: calendar.example:8443');
     equal(textOf(card, '[part~="open-link"]'), 'Open link');
+    equal(textOf(card, '[part~="cancel-button"]'), 'Decline');
   });
 });
 
