@@ -8,8 +8,9 @@
  * An MCP request lives in the process holding the connection, so the waiting request is kept in memory:
  * after a restart the card is still shown, but says honestly that it cannot be answered (`resumable:
  * false`). A page reload is no restart: the run waiting in the MCP call goes on, and the answer from the
- * reloaded page carries what it says next (relay-sink.ts). MCP gives the client no link from an elicitation to the tool call that caused it, so the host
- * runs each MCP tool call inside `during(client, { sessionId, sse }, call)`: calls on one client take turns.
+ * reloaded page carries what it says next (relay-sink.ts). MCP gives the client no link from an
+ * elicitation to the tool call that caused it, so the host runs each MCP tool call inside
+ * `during(client, { sessionId, sse }, call)`: calls on one client take turns.
  */
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
