@@ -54,7 +54,8 @@ export function compareDecimal(a: Decimal, b: Decimal): -1 | 0 | 1 {
     const y = b.digits * pow10(b.exp - e);
     magnitude = x === y ? 0 : x < y ? -1 : 1;
   }
-  return (a.sign === 1 ? magnitude : -magnitude) as -1 | 0 | 1;
+  // `-0` is not 0 to Object.is: equal negatives compare as a plain 0.
+  return (a.sign === 1 || magnitude === 0 ? magnitude : -magnitude) as -1 | 0 | 1;
 }
 
 /**
