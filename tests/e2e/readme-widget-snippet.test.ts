@@ -13,7 +13,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, readFileSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -64,6 +64,13 @@ const IMPORT_MAP = {
   },
 };
 
+/** The files a bundle loads: itself, its lazily loaded chunks, and the Markdown chunk both share. */
+function ownFile(bundle: typeof STANDALONE | typeof MODULE, file: string): boolean {
+  if (file === 'ask-user-kit.markdown.js') return true;
+  const standalone = file === STANDALONE || file.startsWith('ask-user-kit.standalone-');
+  return file.startsWith('ask-user-kit.') && file.endsWith('.js') && (bundle === STANDALONE) === standalone;
+}
+
 /** A page whose body is the snippet; for the ES module, the snippet's file name swapped and an import map. */
 function writePage(dir: string, snippet: string, bundle: typeof STANDALONE | typeof MODULE): void {
   const body = bundle === STANDALONE ? snippet : snippet.replaceAll(STANDALONE, MODULE);
@@ -73,9 +80,8 @@ function writePage(dir: string, snippet: string, bundle: typeof STANDALONE | typ
     join(dir, 'index.html'),
     `<!doctype html>\n<html>\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>README widget snippet</title>\n${head}\n</head>\n<body>\n${body}\n</body>\n</html>\n`,
   );
-  for (const file of bundle === STANDALONE ? [STANDALONE] : [MODULE, 'ask-user-kit.client-calls.js', 'ask-user-kit.sse-stream.js']) {
-    copyFileSync(join(WIDGET_DIST, file), join(dir, file));
-  }
+  // As the README says to serve them: the bundle with its own chunks and the shared Markdown chunk beside it.
+  for (const file of readdirSync(WIDGET_DIST).filter((f) => ownFile(bundle, f))) copyFileSync(join(WIDGET_DIST, file), join(dir, file));
   if (bundle === MODULE) {
     for (const pkg of ['lit', 'lit-html', 'lit-element', '@lit/reactive-element', '@lit/context']) {
       mkdirSync(dirname(join(dir, 'node_modules', pkg)), { recursive: true });
