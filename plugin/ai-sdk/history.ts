@@ -90,7 +90,3 @@ export function awaitsModelAfter(state: AiRunState | undefined, toolCallId: stri
   for (let i = msgs.length - 1; i >= 0 && msgs[i]!.role === 'tool'; i--) if (resultIdsOf(msgs[i]!).includes(toolCallId)) return true;
   return false;
 }
-
-/** Idle, owing the model an accepted answer that closes its last turn: its runner died before going on. */
-export const stalledOnAnswer = (state: AiRunState | undefined): boolean =>
-  state?.status === 'idle' && state.owed !== undefined && awaitsModelAfter(state, state.owed.toolCallId);

@@ -6,13 +6,12 @@
  */
 import type { LanguageModel, ModelMessage, ToolResultPart, ToolSet } from 'ai';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
-import type { UserInputRequired } from '../contract/schema.js';
 import type { InterceptResult } from '../core/coordinator.js';
 import type { SseSink } from '../core/host.js';
 import type { RuntimeCore } from '../core/runtime.js';
-import type { InteractionRecord } from '../store/types.js';
 import { askUserResultPart, resultText } from './history.js';
 import { streamStep, type StepCall, type StepSettings } from './model-step.js';
+import type { TurnOutcome } from '../loop/run-host.js';
 
 export interface StepsDeps {
   model: LanguageModel;
@@ -35,14 +34,7 @@ export interface StepsInput {
   onStep?(messages: ModelMessage[], step: number): Promise<void>;
 }
 
-export type StepsOutcome =
-  | { kind: 'completed'; step: number }
-  | { kind: 'paused'; step: number; record: InteractionRecord; event: UserInputRequired }
-  | { kind: 'max_steps'; step: number }
-  | { kind: 'aborted'; step: number }
-  | { kind: 'error'; step: number; error: Error & { code?: string } };
-
-export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<StepsOutcome> {
+export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<TurnOutcome> {
   const { sessionId, sse, messages, tools, onStep } = input;
   let step = input.stepsUsed;
   try {
@@ -58,11 +50,11 @@ export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<Step
         ...(deps.settings ? { settings: deps.settings } : {}),
         ...(deps.idleTimeoutMs !== undefined ? { idleTimeoutMs: deps.idleTimeoutMs } : {}),
       });
-      if (sse.signal.aborted) return { kind: 'aborted', step };
+      if (sse.signal.aborted) return { kind: 'aborted', count: step };
       const assistant = out.messages.find((m) => m.role === 'assistant');
       if (out.calls.length === 0) {
         if (assistant) messages.push(assistant);
-        return { kind: 'completed', step };
+        return { kind: 'completed', count: step };
       }
 
       const results = resultsOf(out.messages);
@@ -89,13 +81,13 @@ export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<Step
       if (assistant) messages.push(assistant);
       if (content.length > 0) messages.push({ role: 'tool', content });
       for (const part of content) sse.send('tool_result', { toolCallId: part.toolCallId, name: part.toolName, ...resultText(part) });
-      if (pause?.pause) return { kind: 'paused', step, record: pause.interaction!, event: pause.event! };
+      if (pause?.pause) return { kind: 'paused', count: step, record: pause.interaction!, event: pause.event! };
       await onStep?.(messages, step);
     }
-    return { kind: 'max_steps', step };
+    return { kind: 'limit', count: step };
   } catch (error) {
-    if (sse.signal.aborted) return { kind: 'aborted', step };
-    return { kind: 'error', step, error: error as Error };
+    if (sse.signal.aborted) return { kind: 'aborted', count: step };
+    return { kind: 'error', count: step, error: error as Error };
   }
 }
 

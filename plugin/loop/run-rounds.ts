@@ -8,14 +8,13 @@ import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { SseSink } from '../core/host.js';
-import type { UserInputRequired } from '../contract/schema.js';
-import type { InteractionRecord } from '../store/types.js';
 import type { InterceptResult } from '../core/coordinator.js';
 import type { RuntimeCore } from '../core/runtime.js';
 import { streamModelRound } from './model-round.js';
 import { streamResponsesRound } from './responses-round.js';
 import type { ToolLocale } from '../contract/tool-definition.js';
 import type { ToolCallResult, ToolRegistry } from './tool-registry.js';
+import type { TurnOutcome } from './run-host.js';
 
 /** What the loop needs of the plugin core's coordinator: what the kit gives its runtime, less the store. */
 export type LoopCoordinator = Omit<RuntimeCore, 'store'>;
@@ -51,14 +50,7 @@ export interface RoundsInput {
   onRound?(messages: ChatCompletionMessageParam[], round: number): Promise<void>;
 }
 
-export type RoundsOutcome =
-  | { kind: 'completed'; round: number }
-  | { kind: 'paused'; round: number; record: InteractionRecord; event: UserInputRequired }
-  | { kind: 'max_rounds'; round: number }
-  | { kind: 'aborted'; round: number }
-  | { kind: 'error'; round: number; error: Error & { code?: string } };
-
-export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<RoundsOutcome> {
+export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<TurnOutcome> {
   const { client, model, registry, maxRounds, request, modelIdleTimeoutMs } = deps;
   const { sessionId, sse, messages, tools, onRound } = input;
   const offered = new Set(tools.map((t) => (t.type === 'function' ? t.function.name : '')));
@@ -78,10 +70,10 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
       };
       const out =
         deps.api === 'responses' ? await streamResponsesRound({ ...call, locale: deps.locale ?? 'zh' }) : await streamModelRound(call);
-      if (sse.signal.aborted) return { kind: 'aborted', round };
+      if (sse.signal.aborted) return { kind: 'aborted', count: round };
       if (out.toolCalls.length === 0) {
         messages.push(out.assistant);
-        return { kind: 'completed', round };
+        return { kind: 'completed', count: round };
       }
 
       const results = new Map<string, ToolCallResult>();
@@ -90,7 +82,7 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
       for (const call of out.toolCalls) {
         if (asks.includes(call)) continue;
         results.set(call.id, await registry.run(call, { sessionId, signal: sse.signal, sse }, offered));
-        if (sse.signal.aborted) return { kind: 'aborted', round };
+        if (sse.signal.aborted) return { kind: 'aborted', count: round };
       }
       let pause: InterceptResult | undefined;
       if (asks.length > 0) {
@@ -108,12 +100,12 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<R
         messages.push({ role: 'tool', tool_call_id: r.toolCallId, content: r.content });
         sse.send('tool_result', { toolCallId: r.toolCallId, name: r.name, content: r.content, isError: r.isError });
       }
-      if (pause?.pause && waiting) return { kind: 'paused', round, record: pause.interaction!, event: pause.event! };
+      if (pause?.pause && waiting) return { kind: 'paused', count: round, record: pause.interaction!, event: pause.event! };
       await onRound?.(messages, round);
     }
-    return { kind: 'max_rounds', round };
+    return { kind: 'limit', count: round };
   } catch (error) {
-    if (sse.signal.aborted) return { kind: 'aborted', round };
-    return { kind: 'error', round, error: error as Error };
+    if (sse.signal.aborted) return { kind: 'aborted', count: round };
+    return { kind: 'error', count: round, error: error as Error };
   }
 }

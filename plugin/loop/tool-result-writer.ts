@@ -129,17 +129,6 @@ export function awaitsModelAfter(state: RunState | undefined, toolCallId: string
   return false;
 }
 
-/**
- * True when the run is idle, owes the model a call for an answered ask_user ToolResult that closes its
- * last turn, and no run has saved an outcome since: the process that took the answer died before (or
- * while) continuing. A sweep continues it.
- */
-export function stalledOnAnswer(state: RunState | undefined): boolean {
-  // `owed` is only ever set by writeToolResult for an answered ask_user call, so the history check is the
-  // same one a continue makes before it runs the model.
-  return state?.status === 'idle' && state.owed !== undefined && awaitsModelAfter(state, state.owed.toolCallId);
-}
-
 export type RollForwardResult =
   | { kind: 'nothing' }
   | { kind: 'pending'; record: InteractionRecord }

@@ -21,7 +21,6 @@ import {
   JSON_TYPE,
   open,
   parseSse,
-  readAll,
   RETENTION_MS,
   send,
   SINGLE,
