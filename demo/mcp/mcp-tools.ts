@@ -24,20 +24,23 @@ export async function connectMcpTools(urls: readonly string[], elicitation: McpE
     elicitation.attach(client);
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     clients.push(client);
-    for (const tool of (await client.listTools()).tools) {
-      tools.push({
-        name: tool.name,
-        description: tool.description ?? tool.name,
-        parameters: tool.inputSchema as Record<string, unknown>,
-        run: async (args, ctx) => {
-          const result = await elicitation.during(client, { sessionId: ctx.sessionId, sse: ctx.sse }, () =>
-            client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS, signal: ctx.signal }),
-          );
-          const text = (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
-          return { content: text, isError: result.isError === true };
-        },
-      });
-    }
+    tools.push(...(await loopToolsOf(client, elicitation)));
   }
   return { tools, close: async () => void (await Promise.all(clients.map((c) => c.close().catch(() => undefined)))) };
+}
+
+/** The tools of one connected MCP client, each call run through `elicitation.during` for its session. */
+export async function loopToolsOf(client: Client, elicitation: McpElicitation): Promise<LoopTool[]> {
+  return (await client.listTools()).tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? tool.name,
+    parameters: tool.inputSchema as Record<string, unknown>,
+    run: async (args, ctx) => {
+      const result = await elicitation.during(client, { sessionId: ctx.sessionId, sse: ctx.sse }, () =>
+        client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS, signal: ctx.signal }),
+      );
+      const text = (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
+      return { content: text, isError: result.isError === true };
+    },
+  }));
 }

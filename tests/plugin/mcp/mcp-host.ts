@@ -7,7 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { allowAnyCaller, createAskUserKit, type PendingStore } from '../../../plugin/index.js';
 import { serveKoaChat, type ChatInput } from '../../helpers/koa-chat-server.js';
-import { agentRuntime, type LoopTool } from '../../../plugin/loop/index.js';
+import { agentRuntime } from '../../../plugin/loop/index.js';
+import { loopToolsOf } from '../../../demo/mcp/mcp-tools.js';
 import { mcpElicitation } from '../../../plugin/mcp/index.js';
 import { aiSdkRuntime, fromLoopTools } from '../../../plugin/ai-sdk/index.js';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -34,17 +35,8 @@ export async function startMcpHost(
   const client = new Client({ name: 'ask-user-kit-test', version: '1.0.0' });
   elicitation.attach(client);
   await client.connect(transport);
-  const tools = ['book_meeting', 'connect_calendar'].map((name): LoopTool => ({
-    name,
-    description: name,
-    parameters: { type: 'object', properties: {} },
-    run: async (_args, ctx) => {
-      const result = await elicitation.during(client, { sessionId: ctx.sessionId, sse: ctx.sse }, () =>
-        client.callTool({ name, arguments: {} }),
-      );
-      return (result.content as Array<{ text: string }>)[0]!.text;
-    },
-  }));
+  // The demo's own mapping of MCP tools to loop tools (demo/mcp/mcp-tools.ts), as `npm run demo` uses it.
+  const tools = await loopToolsOf(client, elicitation);
   const kit = createAskUserKit({
     store,
     authorize: allowAnyCaller,
