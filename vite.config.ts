@@ -14,13 +14,12 @@ import { defineConfig } from 'vite';
 import { LIT_EXTERNAL, OXC_OPTIONS, widgetBuild } from './widget/build/bundles.js';
 import { minifyLitTemplates } from './widget/build/lit-templates.js';
 import { sharedChunkImports } from './widget/build/shared-chunks.js';
-import { chunkCopies } from './widget/build/chunk-copies.js';
 import { manglePrivateMembers } from './widget/build/mangle-private-members.js';
 import { inlineLimits } from './widget/build/inline-limits.js';
 
 export default defineConfig({
   publicDir: false,
-  plugins: [minifyLitTemplates(), inlineLimits(), sharedChunkImports(), chunkCopies(), manglePrivateMembers()],
+  plugins: [minifyLitTemplates(), inlineLimits(), sharedChunkImports(), manglePrivateMembers()],
   oxc: OXC_OPTIONS,
   environments: {
     module: { consumer: 'client', build: widgetBuild('ask-user-kit.js', LIT_EXTERNAL) },

@@ -1,7 +1,6 @@
 /**
  * The answer checked with the server's own rules (plugin/contract/answer-rules.ts) before it is sent, and
- * which sentence of the card says what is wrong. Loaded apart, with submit-rules.ts: a card needs it
- * first when the user submits.
+ * which sentence of the card says what is wrong.
  */
 import { checkAnswer, checkContinue, type AnswerProblem, type AnyFormShape, type FormShape } from '../plugin/contract/answer-rules.js';
 import type { Answer } from '../plugin/contract/schema.js';

@@ -1,8 +1,6 @@
 /**
- * Pure helpers both the card and the rules' lazy chunk (answer-checks.ts, and receipt.ts for
- * submission-send.ts) use: the questions of a request, the §9.1 bounds that fill a message, where a refusal
- * lands, and the time left before a deadline. It imports nothing at run time but the contract's limits, so
- * the chunk gets its own copy instead of importing it from the entry (widget/build/chunk-copies.ts).
+ * Pure helpers of the card's templates and of its answer checks (answer-checks.ts): the questions of a
+ * request, the §9.1 bounds that fill a message, where a refusal lands, and the time left before a deadline.
  */
 import { LIMITS } from '../plugin/contract/limits.js';
 import type { AskUserRequest, Question } from './read-answer.js';

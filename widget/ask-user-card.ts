@@ -9,11 +9,11 @@ import { askUserContext } from './context.js';
 import { CountdownController } from './countdown-controller.js';
 import { AskUserExpiredEvent } from './events.js';
 import { FocusController } from './focus-controller.js';
-import { DraftController, type Checked } from './draft-controller.js';
+import { DraftController } from './draft-controller.js';
 import { isAnswerable, normalizedOnce, questionsOf, type AskUserRequest, type BoundValues } from './read-answer.js';
 import { RUN_NOTES, receiptForAnswer, receiptForResolved, receiptIfOver, type Receipt, type SubmitFailure } from './receipt.js';
 import { DEFAULT_LOCALE, resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
-import { NOT_SENT, SubmissionController } from './submission-controller.js';
+import { SubmissionController } from './submission-controller.js';
 
 export type { AskUserRequest } from './read-answer.js';
 export type { DoneReason } from '../plugin/contract/schema.js';
@@ -302,14 +302,7 @@ export class AskUserCard extends LitElement {
     const req = this._req;
     if (!req || this._phase !== 'pending' || !isAnswerable(req)) return;
     const checked = this._answer.check(req);
-    if (!(checked instanceof Promise)) return this._checked(checked);
-    // Only while the rules' file is still loading: the card acts once it is in, if nothing changed meanwhile.
-    void checked.then((c) => c && this._req === req && this._phase === 'pending' && this._checked(c));
-  }
-
-  private _checked(checked: Checked): void {
     if (checked.answer) return void this._submission.send(checked.answer);
-    if (!checked.invalid) return this._refused(NOT_SENT);
     this._announce(this._message(checked.invalid.key, checked.invalid.values));
     this._focus.next = 'invalid';
   }

@@ -6,12 +6,11 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Answer } from '../plugin/contract/schema.js';
 import type { InvalidAnswer } from './card-state.js';
-import { submitRules, type SubmitRules } from './submit-rules-loader.js';
+import { checkForm } from './answer-checks.js';
 import { chooseOption, initialDraft, questionsOf, readForm, type AnswerDraft, type AskUserRequest, type Question } from './read-answer.js';
 
-/** What the rules make of the answer the controls hold; neither when the rules could not be loaded. */
-export type Checked =
-  { answer: Answer; invalid?: undefined } | { invalid: InvalidAnswer; answer?: undefined } | { answer?: undefined; invalid?: undefined };
+/** What the rules make of the answer the controls hold: the answer to send, or the first refused question. */
+export type Checked = { answer: Answer; invalid?: undefined } | { invalid: InvalidAnswer; answer?: undefined };
 
 export class DraftController implements ReactiveController {
   /** By question index; a card of one question has one. */
@@ -36,11 +35,6 @@ export class DraftController implements ReactiveController {
     this.invalid = [];
   }
 
-  /** A card in the page starts loading the rules its submit needs. */
-  hostConnected(): void {
-    void submitRules.load();
-  }
-
   // Input handlers, bound once: the draft of the control's question follows the control.
   readonly choice = (e: Event): void => {
     const { value, checked } = e.target as HTMLInputElement;
@@ -54,21 +48,10 @@ export class DraftController implements ReactiveController {
     return readForm(req, this.drafts);
   }
 
-  /**
-   * The answer the controls hold, if the rules take it; if not, the first refused question (all are kept in
-   * `invalid`). At once when the checks are in; else once they are, or `undefined` if the card has moved
-   * on to another question meanwhile.
-   */
-  check(req: AskUserRequest): Checked | Promise<Checked | undefined> {
-    const rules = submitRules.get();
-    if (rules) return this._checked(req, rules);
-    return submitRules.load().then((loaded) => (this._request()?.id === req.id ? this._checked(req, loaded) : undefined));
-  }
-
-  private _checked(req: AskUserRequest, rules: SubmitRules | undefined): Checked {
-    if (!rules) return {};
+  /** The answer the controls hold, if the rules take it; if not, the first refused question (all are kept in `invalid`). */
+  check(req: AskUserRequest): Checked {
     const answer = this.read(req);
-    this.invalid = rules.checkForm(req, answer);
+    this.invalid = checkForm(req, answer);
     this._host.requestUpdate();
     const first = this.invalid.find(Boolean);
     return first ? { invalid: first } : { answer };
@@ -89,8 +72,7 @@ export class DraftController implements ReactiveController {
     const draft = next(q, this.drafts[i]!);
     this.drafts = Object.assign([...this.drafts], { [i]: draft });
     // After a refused submit, keep the message honest as the user fixes the answer.
-    const rules = submitRules.get();
-    if (this.invalid[i] && rules) this.refuse(i, rules.checkForm(req, this.read(req))[i]);
+    if (this.invalid[i]) this.refuse(i, checkForm(req, this.read(req))[i]);
     this._host.requestUpdate();
   }
 }

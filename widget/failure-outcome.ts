@@ -1,7 +1,6 @@
 /**
  * What a submission's result means for the card: whether it failed, and then a receipt (409, 410, not
- * resumable, gone) or an error with or without a retry. Loaded with the answer checks (submit-rules.ts),
- * since only a submission can fail.
+ * resumable, gone) or an error with or without a retry.
  */
 import type { ErrorCode, ResolvedStatus } from '../plugin/contract/schema.js';
 import { fieldAt } from './answer-fields.js';

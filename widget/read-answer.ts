@@ -1,7 +1,7 @@
 /**
  * Pure helpers between the card's controls and the wire answer (docs/protocol.md §4): reading a draft into
  * `{ selections, customInput, cancelled }`, the §9.1 bounds, and the countdown arithmetic. The checks with
- * the server's own rules are in answer-checks.ts, loaded apart. No DOM here, so each helper is tested directly.
+ * the server's own rules are in answer-checks.ts. No DOM here, so each helper is tested directly.
  */
 import { MODES, isChoiceMode, isWebUrl, type Mode } from '../plugin/contract/limits.js';
 import { questionsOf } from './answer-fields.js';

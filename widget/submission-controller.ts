@@ -2,8 +2,7 @@
  * How an answer leaves `<ask-user-card>`, first match wins: `ask-user-submit` (prevented → the host
  * submits), `onSubmit`, the provider or the card's own `endpoint` (`submitUserInput`, then
  * `ask-user-continued`); with none of them the card says it cannot send. Every outcome comes back to the
- * card through {@link SubmissionCard}; the controller keeps only what a retry and a 409 need to know. The
- * sending itself (submission-send.ts) loads with the rules a submit needs, which it waits for anyway.
+ * card through {@link SubmissionCard}; the controller keeps only what a retry and a 409 need to know.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Answer, QuestionAnswer } from '../plugin/contract/schema.js';
@@ -11,9 +10,9 @@ import type { ErrorOutcome, Phase } from './card-state.js';
 import { submitUserInput } from './client.js';
 import type { AskUserContextValue } from './context.js';
 import { AskUserContinuedEvent, AskUserErrorEvent, AskUserSubmitEvent } from './events.js';
+import { asFailure, failureFromThrown, failureOfResult, failureOutcome, noSession, noSubmitter } from './failure-outcome.js';
 import type { AskUserRequest } from './read-answer.js';
-import type { FailureOutcome, Receipt, SubmitFailure } from './receipt.js';
-import { submitRules, type SubmitRules } from './submit-rules-loader.js';
+import { receiptForAnswer, type Receipt, type SubmitFailure } from './receipt.js';
 
 /** Where an answer can go: the card's own settings, then its provider's. */
 export interface SubmissionRoute {
@@ -37,16 +36,6 @@ export interface SubmissionCard {
   refused(outcome: ErrorOutcome): void;
 }
 
-/** The rules' file could not be loaded: nothing was sent, and the next try loads it again. */
-export const NOT_SENT: ErrorOutcome = { kind: 'error', key: 'errorNetwork', retry: false };
-
-/**
- * The entry's own event classes and client call, for the sending code in the rules' chunk
- * (submission-send.ts): that chunk imports nothing, and a host must receive the public classes.
- */
-const ENTRY_PARTS = { AskUserSubmitEvent, AskUserContinuedEvent, AskUserErrorEvent, submitUserInput };
-export type EntryParts = typeof ENTRY_PARTS;
-
 export class SubmissionController implements ReactiveController {
   /** The answer last handed to a submission, for the busy labels, retries and the receipt. */
   sent?: Answer;
@@ -54,10 +43,9 @@ export class SubmissionController implements ReactiveController {
   private _mayHaveLanded = false;
   declare private _requestId?: string;
 
-  // Not private: submission-send.ts, in the rules' chunk, drives the card and its host through them.
   constructor(
-    readonly _host: ReactiveControllerHost & EventTarget,
-    readonly _card: SubmissionCard,
+    private readonly _host: ReactiveControllerHost & EventTarget,
+    private readonly _card: SubmissionCard,
   ) {
     _host.addController(this);
   }
@@ -75,23 +63,72 @@ export class SubmissionController implements ReactiveController {
     if (this._card.phase() === 'pending' && this.sent) void this.send(this.sent);
   }
 
-  /** Sends an answer (one the rules took, or a cancel); the rules read what comes back. */
+  /** Sends an answer the rules took, or a cancel, and reads what comes back. */
   async send(answer: Answer): Promise<void> {
-    const asked = this._card.request();
-    // In by now, but for a cancel made at once: it waits for them.
-    const rules = submitRules.get() ?? (await submitRules.load());
     const req = this._card.request();
-    if (!req || req !== asked || this._card.phase() !== 'pending' || req.resumable === false) return;
-    if (!rules) return this._card.refused(NOT_SENT);
-    return rules.sendAnswer(this, req, answer, ENTRY_PARTS);
+    if (!req || this._card.phase() !== 'pending' || req.resumable === false) return;
+    const route = this._card.route();
+    this.sent = answer;
+    this._card.submitting(answer);
+    const sessionId = req.sessionId || route.sessionId || route.provided?.sessionId || '';
+    const { selections, customInput, cancelled } = answer;
+    // Copies: a listener or onSubmit that changes what it got cannot change what the card sends or shows.
+    const answers = () => answer.answers?.map((a) => ({ ...a, selections: [...a.selections] }));
+    const event = new AskUserSubmitEvent({
+      requestId: req.id,
+      toolCallId: req.toolCallId,
+      sessionId,
+      selections: [...selections],
+      customInput,
+      cancelled,
+      ...(answer.answers && { answers: answers() }),
+    });
+    this._host.dispatchEvent(event);
+    if (event.defaultPrevented) return;
+
+    const stillMine = () => this._card.request()?.id === req.id && this._card.phase() === 'submitting';
+    const accepted = () => this._card.close(receiptForAnswer(answer, new Date().toISOString()));
+    if (route.onSubmit) {
+      let result: unknown;
+      try {
+        // A card of one question keeps its three-argument call.
+        result = await (answer.answers
+          ? route.onSubmit([...selections], customInput, cancelled, answers())
+          : route.onSubmit([...selections], customInput, cancelled));
+      } catch (err) {
+        if (stillMine()) this.fail(failureFromThrown(err), true);
+        return;
+      }
+      if (!stillMine()) return;
+      const failure = await failureOfResult(result);
+      if (failure) this.fail(failure, true);
+      else accepted();
+      return;
+    }
+
+    if (!route.provided && route.endpoint === undefined) return this._cannotSend(req);
+    if (!sessionId) return this.fail(noSession(), true);
+    const result = await submitUserInput(
+      {
+        sessionId,
+        requestId: req.id,
+        ...(answer.answers ? { answers: answers() } : { selections: [...selections], customInput }),
+        cancelled,
+      },
+      { endpoint: route.endpoint ?? route.provided?.endpoint ?? '/api', fetch: route.fetch ?? route.provided?.fetch },
+    ).catch((err: unknown) => ({ ok: false as const, ...failureFromThrown(err) }));
+    if (!stillMine()) return;
+    if (!result.ok) return this.fail(result, true);
+    accepted();
+    const { response, events } = result;
+    this._host.dispatchEvent(
+      new AskUserContinuedEvent({ requestId: req.id, toolCallId: req.toolCallId, sessionId, answer, response, events }),
+    );
   }
 
   /** The host's report that its own submission failed (`showError`): a failure value or a thrown error. */
   hostFailed(result: unknown): void {
-    const rules = submitRules.get();
-    if (rules) return this.fail(rules.asFailure(result), false);
-    const id = this._card.request()?.id;
-    void submitRules.load().then((loaded) => this._card.request()?.id === id && this.fail(loaded?.asFailure(result) ?? {}, false));
+    this.fail(asFailure(result), false);
   }
 
   /**
@@ -102,20 +139,7 @@ export class SubmissionController implements ReactiveController {
   fail(failure: SubmitFailure, fromCard: boolean): void {
     const req = this._card.request();
     if (!req || this._card.phase() === 'closed') return;
-    const rules = submitRules.get();
-    if (rules) return this._failed(req, failure, fromCard, rules);
-    // Only while the rules' file is still loading: the failure lands once it is in, if the question is still shown.
-    void submitRules.load().then((loaded) => this._card.request()?.id === req.id && this._failed(req, failure, fromCard, loaded));
-  }
-
-  private _failed(req: AskUserRequest, failure: SubmitFailure, fromCard: boolean, rules: SubmitRules | undefined): void {
-    if (this._card.phase() === 'closed') return;
-    const outcome: FailureOutcome = rules?.failureOutcome(failure) ?? {
-      kind: 'error',
-      key: 'errorUnknown',
-      detail: failure.error?.message || undefined,
-      retry: true,
-    };
+    const outcome = failureOutcome(failure);
     if (outcome.kind === 'receipt') {
       const r = outcome.receipt;
       this._card.close(r.late && (this._mayHaveLanded || !this.sent) ? { ...r, late: undefined } : r);
@@ -124,5 +148,18 @@ export class SubmissionController implements ReactiveController {
       this._card.refused(outcome);
     }
     if (fromCard) this._host.dispatchEvent(new AskUserErrorEvent({ requestId: req.id, failure, outcome }));
+  }
+
+  /**
+   * Nothing can send this answer: no provider, no `endpoint`, no `onSubmit`, and no listener took
+   * `ask-user-submit` with `preventDefault()`. Waiting in "submitting" would wait for ever, so the card
+   * says so. Decided when the user submits, not when the card appears: a provider may still come (the
+   * context root in context.ts hands a late provider to the card), so the form stays open with the
+   * message, and the next submit uses whatever provider or endpoint is there by then.
+   */
+  private _cannotSend(req: AskUserRequest): void {
+    const outcome: ErrorOutcome = { kind: 'error', key: 'errorNoSubmitter', retry: false };
+    this._card.refused(outcome);
+    this._host.dispatchEvent(new AskUserErrorEvent({ requestId: req.id, failure: noSubmitter(), outcome }));
   }
 }

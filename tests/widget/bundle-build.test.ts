@@ -1,8 +1,8 @@
 /**
  * What vite.config.ts's own build steps leave in dist/widget/ (the sizes themselves are measured by
- * bench/bundle-size.ts, not here): each bundle's lazily loaded chunks (the client calls, the SSE parser, the
- * rules a submit needs) and entry exports that stay the public ones, the Markdown renderer, which both load from one stand-alone chunk (§9.3), templates without
- * indentation, and the widget's `_private` members shortened. Whether the built
+ * bench/bundle-size.ts, not here): each bundle's lazily loaded chunks (the client calls, the SSE parser) and
+ * entry exports that stay the public ones, the Markdown renderer, which both load from one stand-alone chunk
+ * (§9.3), templates without indentation, and the widget's `_private` members shortened. Whether the built
  * element still works is tests/widget/bundle-*.test.ts.
  */
 import { describe, it, before } from './helpers/bdd.js';
@@ -22,8 +22,6 @@ const staticImports = (code: string) =>
 const isLit = (specifier: string) => /^(?:[./]*node_modules\/)?(?:lit|@lit\/context)(?:\/|$)/.test(specifier);
 
 const MARKDOWN = './ask-user-kit.markdown.js';
-/** Problem and error codes of the server's answer rules and of a failed submission, none of which an entry holds. */
-const SUBMIT_RULES_MARKERS = ['too_many_selections', 'answers_not_expected', 'session_mismatch'];
 /** The names of `export{a as B,…}` at the end of a bundle. */
 const exportNames = (code: string) =>
   [...code.matchAll(/\bexport\s*\{([^}]*)\}/g)]
@@ -58,7 +56,6 @@ describe('the widget build', () => {
       './ask-user-kit.client-calls.js',
       './ask-user-kit.markdown.js',
       './ask-user-kit.sse-stream.js',
-      './ask-user-kit.submit-rules.js',
     ]);
     ok(bundles.module!.includes('parseChatEvent'), 'the entry still exports the pure event checks');
     ok(!bundles.module!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the entry');
@@ -77,7 +74,6 @@ describe('the widget build', () => {
       './ask-user-kit.markdown.js',
       './ask-user-kit.standalone-client-calls.js',
       './ask-user-kit.standalone-sse-stream.js',
-      './ask-user-kit.standalone-submit-rules.js',
     ]);
     ok(!bundles.standalone!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the standalone entry');
     ok(!bundles.standalone!.includes('/interactions/pending'), 'the client calls are not in the standalone entry');
@@ -92,16 +88,6 @@ describe('the widget build', () => {
     }
     ok(bundles['./ask-user-kit.standalone-sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
     ok(bundles['./ask-user-kit.standalone-client-calls.js']!.includes('/interactions/pending'), 'the calls are in the client-calls chunk');
-  });
-
-  it('the rules a submit needs are in a chunk of each bundle that imports nothing, and in neither entry', () => {
-    for (const chunk of ['./ask-user-kit.submit-rules.js', './ask-user-kit.standalone-submit-rules.js']) {
-      deepEqual(staticImports(bundles[chunk]!), [], `${chunk} carries its own copies, so the entry exports nothing extra`);
-      for (const marker of SUBMIT_RULES_MARKERS) ok(bundles[chunk]!.includes(marker), `${chunk} holds ${marker}`);
-    }
-    for (const marker of SUBMIT_RULES_MARKERS) {
-      for (const entry of ['module', 'standalone']) ok(!bundles[entry]!.includes(marker), `${entry} entry holds ${marker}`);
-    }
   });
 
   it('the entries carry the few contract limits they read as numbers, not the whole LIMITS object', () => {

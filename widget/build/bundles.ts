@@ -13,8 +13,8 @@ export const LIT_EXTERNAL = /^(lit|lit-html|lit-element|@lit\/[^/]+)(\/.*)?$/;
 
 /** Settings both bundles share, so `bench/bundle-size.ts` can build a lit-only baseline the same way. */
 export function widgetBuild(fileName: string, external: RegExp | undefined, entryFile: string = entry): BuildEnvironmentOptions {
-  // Both bundles leave lazily loaded code (the client's calls, the SSE parser, the rules a submit needs) in
-  // sibling chunks, so the file a card needs to appear stays small. The standalone's chunks carry its name,
+  // Both bundles leave code a card needs only once it has been answered (the client's calls, the SSE
+  // parser) in sibling chunks; what a card needs before it can be answered stays in the entry. The standalone's chunks carry its name,
   // so the two builds' files stay apart; they import from the standalone file itself, the same module.
   const chunks = external === undefined ? 'ask-user-kit.standalone-[name].js' : 'ask-user-kit.[name].js';
   return {
@@ -33,8 +33,8 @@ export function widgetBuild(fileName: string, external: RegExp | undefined, entr
     rolldownOptions: {
       ...(external ? { external: [external] } : {}),
       // Lets the bundler keep code the entry shares with a lazy chunk in the entry, which the chunk then
-      // imports from it. The chunks use only names widget/index.ts exports (or carry copies, chunk-copies.ts),
-      // so the entry's exports stay exactly the public ones (the package test compares both); the default
+      // imports from it. The chunks use only names widget/index.ts exports, so the entry's exports stay
+      // exactly the public ones (the package test compares both); the default
       // ('strict') would move such code into extra shared chunks instead.
       preserveEntrySignatures: 'allow-extension',
       // Vite leaves whitespace in ES library builds; these files ship as they are, so print them compact too.

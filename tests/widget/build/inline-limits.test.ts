@@ -14,11 +14,10 @@ test('each LIMITS.name read of a module that imports LIMITS becomes its number',
   );
 });
 
-test('in the module that declares LIMITS too, and in its chunk copies', () => {
+test('in the module that declares LIMITS too', () => {
   const code = 'export const LIMITS = { url: 2048 };\nexport const long = (s) => s.length > LIMITS.url;';
   const expected = 'export const LIMITS = { url: 2048 };\nexport const long = (s) => s.length > 2048;';
   assert.equal(transform(code, '/repo/plugin/contract/limits.ts')?.code, expected);
-  assert.equal(transform(code, '/repo/plugin/contract/limits.ts?chunk-copy')?.code, expected);
 });
 
 test('a module with a LIMITS of its own is left alone; an unknown limit stops the build', () => {

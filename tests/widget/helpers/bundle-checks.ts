@@ -130,13 +130,23 @@ export function describeBuiltBundle(file: string, { selfContained }: { selfConta
         shadow.querySelectorAll<HTMLInputElement>('input[type="radio"]')[1]!.click();
         await card.updateComplete;
         shadow.querySelector<HTMLButtonElement>('[part~="submit-button"]')!.click();
-        // The submit waits for the bundle's submit-rules chunk, which the card started loading when it was mounted.
         await until(() => shadow.querySelector('[part~="receipt"]'), 'the receipt');
         deepEqual(calls, [[['fast'], '', false]]);
         ok(shadow.querySelector('[part~="receipt"]'), 'the receipt replaces the form');
       } finally {
         card.remove();
       }
+    });
+
+    it('a card answered through onSubmit needed the entry alone: it loaded no chunk (what bench/bundle-size.ts counts as a plain card)', () => {
+      // After the tests above, which showed cards and answered one through onSubmit; nothing has used the client yet.
+      // The entry shows up twice: fetched as text by `before`, then imported.
+      const loaded = new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
+      deepEqual(
+        [...loaded].filter((path) => path.startsWith('/dist/widget/')),
+        [url],
+        'files of dist/widget/ loaded',
+      );
     });
 
     it('posts through the bundled client and hands the bundled SSE reader’s events to ask-user-continued', async () => {
@@ -172,7 +182,7 @@ export function describeBuiltBundle(file: string, { selfContained }: { selfConta
       // After the tests above: a card was answered through the client, and the stream read.
       const loaded = performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname);
       const prefix = `/dist/widget/${file.replace(/\.js$/, selfContained ? '-' : '.')}`;
-      for (const chunk of ['submit-rules', 'client-calls', 'sse-stream']) {
+      for (const chunk of ['client-calls', 'sse-stream']) {
         ok(loaded.includes(`${prefix}${chunk}.js`), `${prefix}${chunk}.js was loaded; loaded: ${loaded.join(', ')}`);
       }
       const other = selfContained ? /\/ask-user-kit\.(?!standalone|markdown\.)[^/]*$/ : /\/ask-user-kit\.standalone/;

@@ -5,13 +5,6 @@
 import type { AskUserCard, AskUserRequest } from '../../../widget/ask-user-card.js';
 import '../../../widget/ask-user-card.js';
 import '../../../widget/ask-user-provider.js';
-import { submitRules } from '../../../widget/submit-rules-loader.js';
-
-// A card loads the rules its submit needs (the answer checks, what a failure means) from a file of their
-// own, starting when it is put in the page; a person cannot answer before they are in. The card tests
-// answer at once, so they wait for them as that person does. A submit made before they are in is
-// tests/widget/submit-rules.test.ts.
-await submitRules.load();
 
 let counter = 0;
 /** A fresh request id each call (`ask_` + 22 URL-safe characters), so cards never share state. */
