@@ -96,7 +96,7 @@ async function demoServer(): Promise<Served> {
     // demo/server.ts sweeps in the background once it listens; the parent measures after that sweep.
     startupSweep: () => demo.loop.sweep().then(() => undefined),
     listener: demo.listener,
-    seed: (sessionId) => seeder.loop.chat({ sessionId, message: 'Migrate the schema.', sse: discardingSink() }),
+    seed: (sessionId) => seeder.loop.chat({ caller: undefined, sessionId, message: 'Migrate the schema.', sse: discardingSink() }),
     async close() {
       await seeder.close();
       await demo.close();

@@ -11,6 +11,7 @@ import { recordEntry } from '../plugin/core/audit.js';
 import { type AskUserForm } from '../plugin/contract/schema.js';
 import { withinBudget } from '../plugin/store/store-errors.js';
 import { discardingAudit, QUESTION_ARGUMENTS } from './lib/bench-kit.js';
+import { allowAnyCaller } from '../plugin/core/authorization.js';
 
 const i = process.argv.indexOf('--rounds');
 const ROUNDS = i > 0 ? Number(process.argv[i + 1]) : 20_000;
@@ -60,10 +61,10 @@ row('store.create', await time((n) => store.create(record(n, 'create'))));
 row('store.currentOf (session with a question)', await time((n) => store.currentOf(`create-${Math.abs(n) % ROUNDS}`)));
 await store.close();
 
-const kit = createAskUserKit({ logger: audit, heartbeatMs: 0 });
+const kit = createAskUserKit({ authorize: allowAnyCaller, logger: audit, heartbeatMs: 0 });
 const call = (n: number) => [{ id: `call_${n}`, type: 'function', function: { name: 'ask_user', arguments: QUESTION_ARGUMENTS } }];
 row('kit.intercept, whole call (no stream)', await time((n) => kit.intercept(call(n), { sessionId: `kit-${n}` })));
-const bare = createAskUserKit({ logger: audit, heartbeatMs: 0, expiryTimers: false });
+const bare = createAskUserKit({ authorize: allowAnyCaller, logger: audit, heartbeatMs: 0, expiryTimers: false });
 row('  same, expiryTimers: false', await time((n) => bare.intercept(call(n), { sessionId: `bare-${n}` })));
 await kit.close();
 await bare.close();

@@ -17,6 +17,7 @@ import { readChatEvents } from '../widget/sse-reader.js';
 import { discardingAudit, QUESTION, QUESTION_ARGUMENTS, settle } from './lib/bench-kit.js';
 import { ms, ratio, summarize } from './lib/stats.js';
 import { writePart } from './lib/results.js';
+import { allowAnyCaller } from '../plugin/core/authorization.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,7 +28,7 @@ const WARMUP = arg('warmup', 500);
 const TARGET = 2;
 
 const started = performance.now();
-const kit = createAskUserKit({ logger: discardingAudit(), heartbeatMs: 0 });
+const kit = createAskUserKit({ authorize: allowAnyCaller, logger: discardingAudit(), heartbeatMs: 0 });
 const app = new Koa();
 app.silent = true;
 

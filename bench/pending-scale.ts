@@ -14,6 +14,7 @@ import { createAskUserKit, type AskUserKit } from '../plugin/index.js';
 import { discardingAudit, QUESTION_ARGUMENTS } from './lib/bench-kit.js';
 import { bytes, ms, ratio, summarize, type Summary } from './lib/stats.js';
 import { writePart, type ResultRow } from './lib/results.js';
+import { allowAnyCaller } from '../plugin/core/authorization.js';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -54,7 +55,7 @@ interface Sized {
 const call = (n: number) => [{ id: `call_${n}`, type: 'function', function: { name: 'ask_user', arguments: QUESTION_ARGUMENTS } }];
 
 async function build(sessions: number, tag: string): Promise<Sized> {
-  const kit = createAskUserKit({ logger: discardingAudit(), heartbeatMs: 0 });
+  const kit = createAskUserKit({ authorize: allowAnyCaller, logger: discardingAudit(), heartbeatMs: 0 });
   // Open the lazy store and warm the code path before the first measurement.
   for (let n = 0; n < 200; n++) await kit.intercept(call(n), { sessionId: `${tag}-warm-${n}` });
   const sessionOf = (n: number) => `${tag}-session-${String(n).padStart(7, '0')}`;

@@ -86,9 +86,6 @@ export interface DemoCore<Ctx> {
   staticDir: string | undefined;
   /** Whether the browser holding `token` owns `sessionId` (it does once it used it first). */
   owns(token: string, sessionId: string): Promise<boolean>;
-  /** `POST /api/chat`'s body, checked: the session and message, or the refusal to send. */
-  chatInput(raw: unknown, token: string): Promise<{ sessionId: string; message: string } | DemoReply>;
-  chat(input: { sessionId: string; message: string }, sse: SseSink): Promise<void>;
   /** `GET /api/session` and `GET /api/trace`. */
   view(path: '/api/session' | '/api/trace', sessionId: unknown, token: string): Promise<DemoReply>;
   health(): DemoReply;
@@ -154,17 +151,6 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
     trace,
     staticDir: options.staticDir,
     owns,
-    async chatInput(raw, token) {
-      const body = (typeof raw === 'object' && raw !== null ? raw : {}) as { sessionId?: unknown; message?: unknown };
-      const sessionId = sessionIdSchema.safeParse(body.sessionId);
-      if (!sessionId.success) return reply(invalid(`sessionId: ${sessionId.error.issues[0]!.message}`, 'sessionId'));
-      if (typeof body.message !== 'string' || body.message.trim() === '' || body.message.length > LIMITS.customInput) {
-        return reply(invalid(`message: a non-blank string of at most ${LIMITS.customInput} characters is required`, 'message'));
-      }
-      if (!(await owns(token, sessionId.data))) return reply(forbidden());
-      return { sessionId: sessionId.data, message: body.message };
-    },
-    chat: (input, sse) => loop.chat({ ...input, sse }),
     async view(path, raw, token) {
       const sessionId = sessionIdSchema.safeParse(raw);
       if (!sessionId.success) return reply(invalid('sessionId: required as a query parameter', 'sessionId'));

@@ -9,7 +9,8 @@ export interface DemoApp {
   server: DemoServer;
   /** For `http.createServer(listener)`: the page and the API on one port. */
   listener: RequestListener;
-  kit: AskUserKit;
+  /** Typed for whichever framework serves it. */
+  kit: AskUserKit<never>;
   loop: AgentLoop;
   /** The developer trace, when `trace` is on. */
   trace: TraceBook | undefined;

@@ -1,7 +1,6 @@
-/** The demo on Express 5: the kit's routes through `expressRoutes`, the chat stream through `expressSse`. */
+/** The demo on Express 5: the kit's routes through `expressRoutes`, its chat through `expressChat`. */
 import express, { type Request } from 'express';
-import { expressRoutes, expressSse, readExpressJson, sameOriginOnly } from '../../plugin/adapters/express.js';
-import { AskUserError } from '../../plugin/core/errors.js';
+import { expressChat, expressRoutes } from '../../plugin/adapters/express.js';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';
@@ -30,23 +29,8 @@ export async function expressDemo(options: DemoAppOptions): Promise<DemoApp> {
       next();
     });
   }
-  // The demo's own chat route; the kit's continue route applies the same rule itself, and audits it.
-  app.post('/api/chat', sameOriginOnly(), async (req, res) => {
-    let raw: unknown;
-    try {
-      raw = await readExpressJson(req, res);
-    } catch (err) {
-      if (!(err instanceof AskUserError)) throw err;
-      res.status(err.status).json(err.toBody());
-      return;
-    }
-    const input = await core.chatInput(raw, tokenOf(req));
-    if ('status' in input) {
-      res.status(input.status).json(input.body);
-      return;
-    }
-    await core.chat(input, expressSse(kit, req, res));
-  });
+  // The kit's chat: the cross-site rule, the body, the owner (authorize sets the owner cookie on first use).
+  app.post('/api/chat', expressChat(kit));
   for (const path of ['/api/session', '/api/trace'] as const) {
     app.get(path, async (req, res) => {
       const view = await core.view(path, req.query.sessionId, tokenOf(req));

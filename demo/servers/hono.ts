@@ -1,13 +1,11 @@
 /**
- * The demo on Hono, served on Node by @hono/node-server: the kit's routes through `honoRoutes` (the Fetch
- * adapter), the chat stream as a web `Response` through `webSse`.
+ * The demo on Hono, served on Node by @hono/node-server: the kit's routes through `honoRoutes` and its chat
+ * through `honoChat` (on the Fetch adapter's web `Request`/`Response`).
  */
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
-import { honoRoutes, sameOriginOnly, webSse } from '../../plugin/adapters/hono.js';
-import { readRequestJson } from '../../plugin/adapters/fetch.js';
-import { AskUserError } from '../../plugin/core/errors.js';
+import { honoChat, honoRoutes } from '../../plugin/adapters/hono.js';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';
@@ -52,21 +50,8 @@ export async function honoDemo(options: DemoAppOptions): Promise<DemoApp> {
       await next();
     });
   }
-  // The demo's own chat route; the kit's continue route applies the same rule itself, and audits it.
-  app.post('/api/chat', sameOriginOnly(), async (c) => {
-    let raw: unknown;
-    try {
-      raw = await readRequestJson(c.req.raw);
-    } catch (err) {
-      if (!(err instanceof AskUserError)) throw err;
-      return json(c, err.status, err.toBody());
-    }
-    const input = await core.chatInput(raw, tokenOf(c));
-    if ('status' in input) return json(c, input.status, input.body);
-    const { sink, response } = webSse(kit);
-    void core.chat(input, sink);
-    return response;
-  });
+  // The kit's chat: the cross-site rule, the body, the owner (authorize sets the owner cookie on first use).
+  app.post('/api/chat', honoChat(kit));
   for (const path of ['/api/session', '/api/trace'] as const) {
     app.get(path, async (c) => {
       const view = await core.view(path, c.req.query('sessionId'), tokenOf(c));

@@ -1,7 +1,6 @@
-/** The demo on Koa: the kit's routes through `koaRoutes`, the chat stream through `koaSse`. */
+/** The demo on Koa: the kit's routes through `koaRoutes`, its chat through `koaChat`. */
 import Koa, { type ParameterizedContext } from 'koa';
-import { koaRoutes, koaSse, readJsonBody, sameOriginOnly } from '../../plugin/adapters/koa.js';
-import { AskUserError } from '../../plugin/core/errors.js';
+import { koaChat, koaRoutes } from '../../plugin/adapters/koa.js';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';
@@ -28,29 +27,10 @@ export async function koaDemo(options: DemoAppOptions): Promise<DemoApp> {
       await next();
     });
   }
-  // The demo's own chat route; the kit's continue route applies the same rule itself, and audits it.
-  const sameOrigin = sameOriginOnly();
-  app.use((ctx, next) => (ctx.path === '/api/chat' ? sameOrigin(ctx, next) : next()));
+  // The kit's chat: the cross-site rule, the body, the owner (authorize sets the owner cookie on first use).
+  const chat = koaChat(kit);
   app.use(async function demoRoutes(ctx, next) {
-    if (ctx.method === 'POST' && ctx.path === '/api/chat') {
-      let raw: unknown;
-      try {
-        raw = await readJsonBody(ctx);
-      } catch (err) {
-        // The plugin's own answer for a bad body: JSON, 400/413/415, the body never echoed or logged.
-        if (!(err instanceof AskUserError)) throw err;
-        ctx.status = err.status;
-        ctx.body = err.toBody();
-        return;
-      }
-      const input = await core.chatInput(raw, tokenOf(ctx));
-      if ('status' in input) {
-        ctx.status = input.status;
-        ctx.body = input.body;
-        return;
-      }
-      return core.chat(input, koaSse(kit, ctx));
-    }
+    if (ctx.path === '/api/chat') return chat(ctx, next);
     if (ctx.method === 'GET' && (ctx.path === '/api/session' || ctx.path === '/api/trace')) {
       const view = await core.view(ctx.path, ctx.query.sessionId, tokenOf(ctx));
       ctx.set('Cache-Control', 'no-store');

@@ -4,13 +4,13 @@
  * decides their paths.
  *
  *   app.use(expressRoutes(kit));
- *   app.post('/api/chat', express.json(), (req, res) => loop.chat({ …, sse: expressSse(kit, req, res) }));
+ *   app.post('/api/chat', expressChat(kit));
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { AskUserKit } from '../core/ask-user-kit.js';
 import type { SseSink } from '../core/host.js';
 import { openNodeSse } from '../core/node-sse.js';
-import type { RouteRequest } from '../core/routes.js';
+import type { RouteRequest, RouteResult } from '../core/routes.js';
 import { changesState, crossSiteError, type SameOriginOptions } from '../core/same-origin.js';
 import type { OpenSseOptions } from '../core/sse-format.js';
 import { readExpressJson } from './express-json-body.js';
@@ -42,10 +42,26 @@ export function expressRoutes(kit: AskUserKit<Request>): RequestHandler {
   return function askUserRoutes(req, res, next) {
     serve(routeRequest(req, res), req, () => expressSse(kit, req, res)).then((result) => {
       if (result === undefined) return next();
-      if (result === 'streamed') return;
-      res.status(result.status).set(result.headers).json(result.body);
+      reply(res, result);
     }, next);
   };
+}
+
+/**
+ * `POST /api/chat` on the kit's runtime: the chat stream, or the JSON error of a refusal (cross-site,
+ * bad body, 400 `invalid_request`, 403 `forbidden` from `authorize`, which receives this request).
+ * Throws now when the kit has no runtime with `chat`.
+ */
+export function expressChat(kit: AskUserKit<Request>): RequestHandler {
+  const serve = kit.serveChat();
+  return function askUserChat(req, res, next) {
+    serve(routeRequest(req, res), req, () => expressSse(kit, req, res)).then((result) => reply(res, result), next);
+  };
+}
+
+function reply(res: Response, result: RouteResult): void {
+  if (result === undefined || result === 'streamed') return;
+  res.status(result.status).set(result.headers).json(result.body);
 }
 
 /** The chat stream on `res` (docs/protocol.md §3), written to the socket as events are sent. */

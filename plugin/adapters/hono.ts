@@ -3,25 +3,48 @@
  * a `Response`), so the same routes serve on Node, Bun, Deno and edge runtimes.
  *
  *   app.use(honoRoutes(kit));
- *   app.post('/api/chat', (c) => { const { sink, response } = webSse(kit); void loop.chat({ …, sse: sink }); return response; });
+ *   app.post('/api/chat', honoChat(kit));
+ *
+ * Every response is built through the context (`c.newResponse`), so headers and cookies a host or its
+ * middleware set on `c` before the kit answers (a session cookie, CORS, tracing) reach the client.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { AskUserKit } from '../core/ask-user-kit.js';
-import { crossSiteRefusal, fetchRoutes } from './fetch.js';
+import { crossSiteRefusal } from './fetch.js';
 import type { SameOriginOptions } from '../core/same-origin.js';
+import { jsonHeaders, respondWeb, type WebResponder } from './web-request.js';
 
 export { webSse } from './fetch.js';
 
+/** Responses built by Hono's context, which adds what the host set on it. */
+const contextResponder = (c: Context): WebResponder => ({
+  json: (status, headers, body) => c.newResponse(JSON.stringify(body), status as never, jsonHeaders(headers)),
+  stream: (body, status, headers) => c.newResponse(body, status as never, headers),
+});
+
 /** Middleware serving the kit's two routes; other paths go on. `authorize` receives Hono's context. */
 export function honoRoutes(kit: AskUserKit<Context>): MiddlewareHandler {
-  const routes = fetchRoutes(kit);
+  const serve = kit.serveRoutes();
   return async function askUserRoutes(c, next) {
-    const response = await routes(c.req.raw, c);
+    const response = await respondWeb(kit, c.req.raw, contextResponder(c), (req, openSse) => serve(req, c, openSse));
     if (!response) return next();
-    // Not `response.body`: reading it turns @hono/node-server's light Response into a full one, which it
-    // then writes another way (buffered, with a Content-Length).
     corkNodeSocket(c);
     return response;
+  };
+}
+
+/**
+ * `POST /api/chat` on the kit's runtime: the chat stream, or the JSON error of a refusal (cross-site,
+ * bad body, 400 `invalid_request`, 403 `forbidden` from `authorize`, which receives Hono's context).
+ * Throws now when the kit has no runtime with `chat`.
+ */
+export function honoChat(kit: AskUserKit<Context>): Handler {
+  const serve = kit.serveChat();
+  return async function askUserChat(c) {
+    const response = await respondWeb(kit, c.req.raw, contextResponder(c), (req, openSse) => serve(req, c, openSse));
+    corkNodeSocket(c);
+    // The chat route answers every request it is given.
+    return response!;
   };
 }
 

@@ -3,13 +3,13 @@
  * host's own routes, and the routes' JSON body reader.
  *
  *   app.use(koaRoutes(kit)).use(router.routes());
- *   router.post('/api/chat', async (ctx) => loop.chat({ sessionId, message, sse: koaSse(kit, ctx) }));
+ *   router.post('/api/chat', koaChat(kit));
  */
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { AskUserKit } from '../core/ask-user-kit.js';
 import type { SseSink } from '../core/host.js';
 import { openNodeSse } from '../core/node-sse.js';
-import type { RouteRequest } from '../core/routes.js';
+import type { RouteRequest, RouteResult } from '../core/routes.js';
 import { changesState, crossSiteError, type SameOriginOptions } from '../core/same-origin.js';
 import type { OpenSseOptions } from '../core/sse-format.js';
 import { readJsonBody } from './koa-json-body.js';
@@ -43,11 +43,27 @@ export function koaRoutes(kit: AskUserKit<ParameterizedContext>): Middleware {
   return async function askUserRoutes(ctx, next) {
     const result = await serve(routeRequest(ctx), ctx, () => koaSse(kit, ctx));
     if (result === undefined) return next();
-    if (result === 'streamed') return;
-    ctx.status = result.status;
-    ctx.set(result.headers as Record<string, string>);
-    ctx.body = result.body;
+    reply(ctx, result);
   };
+}
+
+/**
+ * `POST /api/chat` on the kit's runtime: the chat stream, or the JSON error of a refusal (cross-site,
+ * bad body, 400 `invalid_request`, 403 `forbidden` from `authorize`, which receives this context).
+ * Throws now when the kit has no runtime with `chat`.
+ */
+export function koaChat(kit: AskUserKit<ParameterizedContext>): Middleware {
+  const serve = kit.serveChat();
+  return async function askUserChat(ctx) {
+    reply(ctx, await serve(routeRequest(ctx), ctx, () => koaSse(kit, ctx)));
+  };
+}
+
+function reply(ctx: ParameterizedContext, result: RouteResult): void {
+  if (result === undefined || result === 'streamed') return;
+  ctx.status = result.status;
+  ctx.set(result.headers as Record<string, string>);
+  ctx.body = result.body;
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { LanguageModel, ToolSet } from 'ai';
 import { ASK_USER_TOOL_NAME, type ToolLocale } from '../contract/tool-definition.js';
 import type { RunHost, SseSink } from '../core/host.js';
-import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
+import type { ChatInput, RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { PendingStore } from '../store/types.js';
 import { redactSecrets } from '../loop/failures.js';
 import { PausedIndex } from '../loop/paused-index.js';
@@ -59,12 +59,8 @@ export interface AiSdkRuntimeOptions {
   onError?: (err: unknown) => void;
 }
 
-export interface AiChatInput {
-  sessionId: string;
-  message: string;
-  /** The chat stream; it ends with `done`. */
-  sse: SseSink;
-}
+/** `chat`'s input: the caller, the session and message as received (checked by the chat), and the stream. */
+export type AiChatInput = ChatInput;
 
 /** The kit's RunHost: it continues a paused run when its question is answered. Same surface as the plugin's AgentLoop. */
 export interface AiSdkRuntime extends RunHost {

@@ -61,6 +61,8 @@ export const LIMITS = {
   header: 24,
   /** `url` of a link card (MCP elicitation in URL mode, §10). */
   url: 2048,
+  /** The user's message to `POST /api/chat` (and a runtime's `chat`). */
+  chatMessage: 8000,
   /** JSON body of `POST /api/chat/continue`. */
   bodyBytes: 64 * 1024,
 } as const;

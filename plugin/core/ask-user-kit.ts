@@ -16,13 +16,15 @@ import type { AskUserForm, UserInputRequired } from '../contract/schema.js';
 import { createInProcessHost, type InProcessAnswer, type InProcessHost } from './in-process-host.js';
 import { lazyStore } from './lazy-store.js';
 import { createRoutes, type RouteRequest, type RouteResult } from './routes.js';
-import { requireAuthorize, type Authorize } from './authorization.js';
+import { anyCallerWarning, requireAuthorize, type Authorize } from './authorization.js';
+import { chatAdmission, type AdmitChat } from './chat-admission.js';
+import { chatRoute, type ChatRuntime, type ServeChat } from './chat-route.js';
 import type { OpenSseOptions, SseTimers } from './sse-format.js';
 import type { RunHost, SseSink } from './host.js';
 import type { RuntimeFactory } from './runtime.js';
 import type { InteractionRecord, PendingStore, StoreOptions } from '../store/types.js';
 
-export interface AskUserKitOptions<Ctx = any, R extends RunHost = RunHost> {
+export interface AskUserKitOptions<Ctx = unknown, R extends RunHost = RunHost> {
   /**
    * The pending store, or a store URL (`memory`, `sqlite://<file>`, `redis://host:port`) that the kit
    * opens with `openStore` on first use and closes in `close()`. A store you pass in stays yours to close.
@@ -36,11 +38,12 @@ export interface AskUserKitOptions<Ctx = any, R extends RunHost = RunHost> {
   /** Path prefix of the routes: `${prefix}/chat/continue`, `${prefix}/interactions/pending`. @default '/api' */
   prefix?: string;
   /**
-   * Binds a session to the caller, for continue and pending: resolve `false` to refuse with 403
-   * `forbidden`. Required to serve the routes; `allowAnyCaller` is the explicit opt-out for tests and
-   * local demos (logged once when the routes are built).
+   * Binds a session to the caller, for chat, continue and pending: resolve `false` to refuse with 403
+   * `forbidden`. `ctx` is what the adapter has for a request (Koa `Context`, Express `Request`, Hono
+   * `Context`, a Fetch `Request`): type it, and the kit only fits that adapter. Required;
+   * `allowAnyCaller` is the explicit opt-out for tests and local demos (logged once when first used).
    */
-  authorize?: Authorize<Ctx>;
+  authorize: Authorize<Ctx>;
   /**
    * Front-end origins besides the server's own that may POST continue (a browser's `Origin`); any other
    * origin, or a `Sec-Fetch-Site` of `cross-site`/`same-site` without an allowed Origin, gets 403.
@@ -75,7 +78,7 @@ export interface AskUserKitOptions<Ctx = any, R extends RunHost = RunHost> {
 /** What an adapter calls per request: the routes with this request's caller context and SSE opener. */
 export type ServeRoutes<Ctx> = (req: RouteRequest, ctx: Ctx, openSse: () => SseSink) => Promise<RouteResult>;
 
-export interface AskUserKit<Ctx = any, R extends RunHost = RunHost> {
+export interface AskUserKit<Ctx = unknown, R extends RunHost = RunHost> {
   /** The runtime built from `options.runtime` (the agent loop: `kit.runtime.chat(...)`), else undefined. */
   readonly runtime: R | undefined;
   /**
@@ -83,6 +86,13 @@ export interface AskUserKit<Ctx = any, R extends RunHost = RunHost> {
    * `fetchRoutes(kit)`). Throws without an `authorize` policy; logs once when it is `allowAnyCaller`.
    */
   serveRoutes(): ServeRoutes<Ctx>;
+  /**
+   * `POST /api/chat` for an adapter (`koaChat(kit)`, `expressChat(kit)`, `honoChat(kit)`, `fetchChat(kit)`):
+   * the cross-site rule, the body, then the runtime's `chat`. Throws when the kit has no runtime with `chat`.
+   */
+  serveChat(): ServeChat<Ctx>;
+  /** The chat's door a runtime calls first: session, message and caller checked, refusals audited (400/403). */
+  readonly admitChat: AdmitChat;
   /** Heartbeat and timers for the chat streams adapters open. */
   readonly sseOptions: OpenSseOptions;
   /** Split a turn's tool calls, ask the first valid `ask_user`, and say whether the run must pause. */
@@ -113,11 +123,11 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
 const defaultOnError = (err: unknown) => console.error('[ask-user-kit]', err);
 
 /** With a `runtime`: `kit.runtime` is that runtime (the agent loop). */
-export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(
+export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(
   options: AskUserKitOptions<Ctx, R> & { runtime: RuntimeFactory<R> },
 ): AskUserKit<Ctx, R> & { readonly runtime: R };
-export function createAskUserKit<Ctx = any>(options?: AskUserKitOptions<Ctx>): AskUserKit<Ctx>;
-export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options: AskUserKitOptions<Ctx, R> = {}): AskUserKit<Ctx, R> {
+export function createAskUserKit<Ctx = unknown>(options: AskUserKitOptions<Ctx>): AskUserKit<Ctx>;
+export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(options: AskUserKitOptions<Ctx, R>): AskUserKit<Ctx, R> {
   const {
     store: storeOption = 'memory',
     storeOptions = {},
@@ -137,6 +147,13 @@ export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options
     throw new TypeError(`heartbeatMs must be 0 (off) or a positive number of milliseconds, got ${heartbeatMs}`);
   if (prefix !== '' && !prefix.startsWith('/')) throw new TypeError(`prefix must be '' or start with '/', got ${JSON.stringify(prefix)}`);
 
+  // Checked before anything is opened: without a policy every entry would be open to anyone.
+  const policy = requireAuthorize(authorize as Authorize<Ctx> | undefined);
+  const warnOnce = anyCallerWarning(policy, (message) => console.warn(message));
+  const warnedPolicy = () => {
+    warnOnce();
+    return policy;
+  };
   const ownsStore = typeof storeOption === 'string';
   const store = typeof storeOption === 'string' ? lazyStore(storeOption, { now, ...storeOptions }) : storeOption;
   if (options.runtime && options.host)
@@ -158,6 +175,7 @@ export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options
     if (!r) return;
     audit.audit(recordEntry(r.status, record, r.at, { ...(r.status === 'answered' ? { answer: r.answer } : {}), recovered: true }));
   };
+  const admitChat = chatAdmission({ authorize: warnedPolicy as () => Authorize<never>, audit, now });
   runtime = options.runtime?.({
     store,
     intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),
@@ -165,19 +183,34 @@ export function createAskUserKit<Ctx = any, R extends RunHost = RunHost>(options
     supersede: (sessionId) => coordinator.supersede(sessionId),
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     auditRecovered,
+    admitChat,
   });
   const normalizedPrefix = prefix.replace(/\/+$/, '');
   let serve: ServeRoutes<Ctx> | undefined;
+  let serveChat: ServeChat<Ctx> | undefined;
   const sseOptions: OpenSseOptions = { heartbeatMs, ...(sseTimers ? { timers: sseTimers } : {}) };
 
   return {
     serveRoutes() {
       if (serve) return serve;
-      const policy = requireAuthorize(authorize, (message) => console.warn(message));
+      warnedPolicy();
       const handle = createRoutes({ store, host, coordinator, audit, prefix: normalizedPrefix, allowedOrigins, now, onError });
       serve = (req, ctx, openSse) => handle(req, { authorized: (sessionId) => policy(ctx, sessionId), openSse });
       return serve;
     },
+    serveChat() {
+      if (serveChat) return serveChat;
+      const chat = (runtime as Partial<ChatRuntime> | undefined)?.chat;
+      if (typeof chat !== 'function') {
+        throw new TypeError(
+          'serveChat() needs a runtime with chat: createAskUserKit({ runtime: agentRuntime({ client, model, tools }) }) (or aiSdkRuntime)',
+        );
+      }
+      warnedPolicy();
+      serveChat = chatRoute<Ctx>({ runtime: runtime as unknown as ChatRuntime, audit, allowedOrigins, now });
+      return serveChat;
+    },
+    admitChat,
     sseOptions,
     intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),
     supersede: (sessionId) => coordinator.supersede(sessionId),

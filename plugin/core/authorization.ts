@@ -9,7 +9,7 @@
  * the adapter serving the routes has for a request: Koa's context, Express's request, Hono's context,
  * or a Fetch `Request`.
  */
-export type Authorize<Ctx = any> = (ctx: Ctx, sessionId: string) => boolean | Promise<boolean>;
+export type Authorize<Ctx = unknown> = (ctx: Ctx, sessionId: string) => boolean | Promise<boolean>;
 
 const ANY_CALLER = Symbol.for('ask-user-kit.allow-any-caller');
 
@@ -21,18 +21,25 @@ export const allowAnyCaller: Authorize<unknown> = Object.assign(() => true, { [A
 
 const isAllowAnyCaller = (authorize: Authorize<never>) => (authorize as unknown as Record<symbol, unknown>)[ANY_CALLER] === true;
 
-/** The policy the routes use; throws when there is none, warns once when it is the opt-out. */
-export function requireAuthorize<Ctx>(authorize: Authorize<Ctx> | undefined, warn: (message: string) => void): Authorize<Ctx> {
+/** The kit's policy; throws when there is none. */
+export function requireAuthorize<Ctx>(authorize: Authorize<Ctx> | undefined): Authorize<Ctx> {
   if (typeof authorize !== 'function') {
     throw new TypeError(
-      'createAskUserKit({ authorize }) is required to serve the routes: pass (ctx, sessionId) => boolean that checks the caller owns the session ' +
+      'createAskUserKit({ authorize }) is required: pass (ctx, sessionId) => boolean that checks the caller owns the session ' +
         '(for example against your login), or allowAnyCaller for tests and local demos.',
     );
   }
-  if (isAllowAnyCaller(authorize)) {
+  return authorize;
+}
+
+/** A kit's warning about the opt-out: called whenever the kit starts serving callers, it warns once. */
+export function anyCallerWarning(authorize: Authorize<never>, warn: (message: string) => void): () => void {
+  let warned = !isAllowAnyCaller(authorize);
+  return () => {
+    if (warned) return;
+    warned = true;
     warn(
       "[ask-user-kit] authorize: allowAnyCaller — every caller may read and answer every session's questions. Use it only for tests and local demos.",
     );
-  }
-  return authorize;
+  };
 }

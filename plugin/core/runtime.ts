@@ -5,7 +5,8 @@
  */
 import type { AskContext, InterceptResult, ToolCallLike } from './coordinator.js';
 import type { AskUserForm, UserInputRequired } from '../contract/schema.js';
-import type { RunHost } from './host.js';
+import type { AdmitChat, ChatRequest } from './chat-admission.js';
+import type { RunHost, SseSink } from './host.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 
 /** What the kit gives the runtime it builds: the store and the coordinator a loop calls on each turn. */
@@ -20,6 +21,18 @@ export interface RuntimeCore {
   expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Audit a resolution rolled forward after its claimer died. */
   auditRecovered(record: InteractionRecord): void;
+  /** The chat's door: checks the session, the message and the caller (the kit's `authorize`), audits refusals. */
+  admitChat: AdmitChat;
+}
+
+/**
+ * What a runtime's `chat` takes: the caller and the fields as the host received them (each is checked:
+ * 400 `invalid_request`, 403 `forbidden`), and the chat stream. Given as a function, the stream opens only
+ * once the request is admitted, and a refusal rejects with an `AskUserError` the host answers as JSON;
+ * given open, a refusal is written on it as an `error` event.
+ */
+export interface ChatInput extends ChatRequest {
+  sse: SseSink | (() => SseSink);
 }
 
 /**

@@ -5,8 +5,16 @@
 import type { SseSink } from './host.js';
 import { frameSink, SSE_HEADERS, type OpenSseOptions } from './sse-format.js';
 
-export function openWebSse(options: OpenSseOptions & { status?: number } = {}): { sink: SseSink; response: Response } {
-  const { status = 200, ...frames } = options;
+/** Builds the stream's Response; a framework's own builder keeps the headers a host set on its context. */
+export type WebStreamResponse = (body: ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>) => Response;
+
+const plainResponse: WebStreamResponse = (body, status, headers) => new Response(body, { status, headers });
+
+export function openWebSse(options: OpenSseOptions & { status?: number; respond?: WebStreamResponse } = {}): {
+  sink: SseSink;
+  response: Response;
+} {
+  const { status = 200, respond = plainResponse, ...frames } = options;
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let open = true;
@@ -33,5 +41,5 @@ export function openWebSse(options: OpenSseOptions & { status?: number } = {}): 
     },
     frames,
   );
-  return { sink, response: new Response(body, { status, headers: SSE_HEADERS }) };
+  return { sink, response: respond(body, status, SSE_HEADERS) };
 }

@@ -12,7 +12,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ASK_USER_TOOL_NAME, askUserChatTool, type ToolLocale } from '../contract/tool-definition.js';
 import type { RunHost, SseSink } from '../core/host.js';
-import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
+import type { ChatInput, RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { PendingStore } from '../store/types.js';
 import { PausedIndex } from './paused-index.js';
 import { emptyRun, RunStates, type RunState } from './run-state.js';
@@ -67,18 +67,17 @@ export interface AgentLoopOptions {
   onError?: (err: unknown) => void;
 }
 
-export interface ChatInput {
-  sessionId: string;
-  message: string;
-  /** The chat stream; it ends with `done`. */
-  sse: SseSink;
-}
+/** `chat`'s input: the caller, the session and message as received (checked by the chat), and the stream. */
+export type { ChatInput } from '../core/runtime.js';
 
 export type { SweepReport } from './sweep.js';
 
 /** The loop is the kit's RunHost: it continues a paused run when its question is answered. */
 export interface AgentLoop extends RunHost {
-  /** POST /api/chat: supersede an open card, roll forward a half-resolved one, run the message. */
+  /**
+   * POST /api/chat: check the caller (the kit's `authorize`), session and message; then supersede an open
+   * card, roll forward a half-resolved one, and run the message.
+   */
   chat(input: ChatInput): Promise<void>;
   /** Finish a crash-interrupted answer of one session (idempotent). */
   rollForward(sessionId: string): Promise<RollForwardResult>;

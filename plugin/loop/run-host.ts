@@ -9,7 +9,8 @@ import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import { cancelAnswerFor } from '../contract/tool-result.js';
 import { summarizeAnswer } from '../core/audit.js';
 import type { RunHost, SseSink } from '../core/host.js';
-import type { RuntimeCore } from '../core/runtime.js';
+import { AskUserError } from '../core/errors.js';
+import type { ChatInput, RuntimeCore } from '../core/runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { reportFailure, sendFailure } from './failures.js';
 import type { PausedIndex } from './paused-index.js';
@@ -39,7 +40,7 @@ type Counted<K extends string> = { [key in K]: number } & { paused?: { requestId
 
 export interface RunSkeletonParts<M, K extends string, S extends ResumableRun<M> & Counted<K>> {
   store: PendingStore;
-  core: Pick<RuntimeCore, 'supersede' | 'expireDue' | 'auditRecovered'>;
+  core: Pick<RuntimeCore, 'supersede' | 'expireDue' | 'auditRecovered' | 'admitChat'>;
   states: RunStates<S>;
   leases: RunLeases;
   index: PausedIndex;
@@ -65,7 +66,7 @@ export interface RunSkeletonParts<M, K extends string, S extends ResumableRun<M>
 
 /** A runtime's surface: the kit's RunHost, its chat, and what a host calls at startup and shutdown. */
 export interface RunSkeleton<S> extends RunHost {
-  chat(input: { sessionId: string; message: string; sse: SseSink }): Promise<void>;
+  chat(input: ChatInput): Promise<void>;
   rollForward(sessionId: string): Promise<RollForwardResult>;
   sweep(): Promise<SweepReport>;
   getRun(sessionId: string): Promise<S | undefined>;
@@ -241,7 +242,21 @@ export function runSkeleton<M, K extends string, S extends ResumableRun<M> & Cou
     return counted({ ...base, status: 'running', paused: undefined, owed: undefined, listed: undefined, messages }, 0);
   };
 
-  async function chat({ sessionId, message, sse }: { sessionId: string; message: string; sse: SseSink }): Promise<void> {
+  /** The door first (caller, session, message), before anything is stored, superseded or streamed. */
+  async function chat(input: ChatInput): Promise<void> {
+    let admitted: { sessionId: string; message: string };
+    try {
+      admitted = await core.admitChat(input);
+    } catch (err) {
+      if (typeof input.sse === 'function' || !(err instanceof AskUserError)) throw err;
+      sendFailure(input.sse, err.code, err.message);
+      input.sse.end();
+      return;
+    }
+    await run(admitted.sessionId, admitted.message, typeof input.sse === 'function' ? input.sse() : input.sse);
+  }
+
+  async function run(sessionId: string, message: string, sse: SseSink): Promise<void> {
     const hold = leases.mint(sessionId);
     try {
       // A run at rest (new, or idle) takes the lease and the message in one write; its stale marker goes.

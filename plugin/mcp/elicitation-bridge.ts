@@ -16,9 +16,9 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
-import type { RuntimeCore, RuntimeFactory } from '../core/runtime.js';
+import type { ChatInput, RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import { contentFromAnswers, formFromElicitation, linkFromElicitation, type PropertyPlan } from './elicitation-form.js';
-import { RelaySink, relayed } from './relay-sink.js';
+import { RelaySink, relayed, relayedChat } from './relay-sink.js';
 
 export interface McpElicitationOptions {
   /** Language of the Yes/No labels of a boolean. @default 'zh' */
@@ -35,7 +35,7 @@ interface Waiter {
   resolve(result: ElicitResult): void;
 }
 
-type ChatCall = (input: { sse: SseSink }) => Promise<unknown>;
+type ChatCall = (input: ChatInput) => Promise<unknown>;
 
 interface Running {
   sessionId: string;
@@ -134,8 +134,7 @@ export function mcpElicitation(options: McpElicitationOptions = {}): McpElicitat
         // The runtime's own `chat({ sse, … })` (the loop's, the AI SDK runtime's) runs on a relay too.
         const chat = (inner as { chat?: unknown }).chat;
         if (typeof chat === 'function') {
-          (wrapped as unknown as { chat: ChatCall }).chat = (input) =>
-            relayed(input.sse, (sse) => (chat as ChatCall).call(inner, { ...input, sse }));
+          (wrapped as unknown as { chat: ChatCall }).chat = (input) => relayedChat(input, (given) => (chat as ChatCall).call(inner, given));
         }
         return wrapped;
       };

@@ -6,6 +6,7 @@
  */
 import type { ChatEventMap, ChatEventName } from '../contract/schema.js';
 import type { SseSink } from '../core/host.js';
+import type { ChatInput } from '../core/runtime.js';
 
 export class RelaySink implements SseSink {
   private target: SseSink;
@@ -90,5 +91,20 @@ export async function relayed<T>(sse: SseSink, run: (relay: RelaySink) => Promis
     return await run(relay);
   } finally {
     relay.done();
+  }
+}
+
+/**
+ * A runtime's `chat` on a relay. A stream given as a function stays one, so the chat's door can still
+ * refuse before anything opens; the relay is made when the chat opens it.
+ */
+export async function relayedChat<T>(input: ChatInput, chat: (input: ChatInput) => Promise<T>): Promise<T> {
+  const given = input.sse;
+  if (typeof given !== 'function') return relayed(given, (sse) => chat({ ...input, sse }));
+  let relay: RelaySink | undefined;
+  try {
+    return await chat({ ...input, sse: () => (relay ??= new RelaySink(given())) });
+  } finally {
+    relay?.done();
   }
 }

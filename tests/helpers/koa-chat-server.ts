@@ -7,15 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { ParameterizedContext } from 'koa';
 import Koa from 'koa';
 import type { AskUserKit } from '../../plugin/index.js';
-import type { SseSink } from '../../plugin/core/host.js';
-import { koaRoutes, koaSse, readJsonBody } from '../../plugin/adapters/koa.js';
-
-/** What a runtime's `chat` takes (the loop's and the AI SDK runtime's alike). */
-export interface ChatInput {
-  sessionId: string;
-  message: string;
-  sse: SseSink;
-}
+import { koaChat, koaRoutes } from '../../plugin/adapters/koa.js';
 
 export interface KoaChatServer {
   url: string;
@@ -25,17 +17,12 @@ export interface KoaChatServer {
   close(): Promise<void>;
 }
 
-export async function serveKoaChat(
-  kit: AskUserKit<ParameterizedContext> & { readonly runtime: { chat(input: ChatInput): Promise<unknown> } },
-): Promise<KoaChatServer> {
+export async function serveKoaChat(kit: AskUserKit<ParameterizedContext>): Promise<KoaChatServer> {
   const app = new Koa();
   app.silent = true;
   app.use(koaRoutes(kit));
-  app.use(async (ctx, next) => {
-    if (ctx.method !== 'POST' || ctx.path !== '/api/chat') return next();
-    const body = (await readJsonBody(ctx)) as { sessionId: string; message: string };
-    await kit.runtime.chat({ sessionId: body.sessionId, message: body.message, sse: koaSse(kit, ctx) });
-  });
+  const chat = koaChat(kit);
+  app.use((ctx, next) => (ctx.path === '/api/chat' ? chat(ctx, next) : next()));
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -17,7 +17,7 @@ import { koaRoutes } from '../../plugin/adapters/koa.js';
 
 describe('createAskUserKit', () => {
   it('defaults: memory store, 30 min TTL, /api prefix, 15 s heartbeat', async () => {
-    const kit = createAskUserKit({ logger: memoryAuditLogger() });
+    const kit = createAskUserKit({ authorize: allowAnyCaller, logger: memoryAuditLogger() });
     try {
       assert.equal(kit.store.kind, 'memory');
       assert.equal(kit.ttlMs, 30 * 60 * 1000);
@@ -30,11 +30,11 @@ describe('createAskUserKit', () => {
   });
 
   it('refuses nonsense options with a message saying what is accepted', () => {
-    assert.throws(() => createAskUserKit({ ttlMs: 0 }), /ttlMs must be a positive number/);
-    assert.throws(() => createAskUserKit({ heartbeatMs: -1 }), /heartbeatMs/);
-    assert.throws(() => createAskUserKit({ prefix: 'api' }), /prefix must be '' or start with '\/'/);
+    assert.throws(() => createAskUserKit({ authorize: allowAnyCaller, ttlMs: 0 }), /ttlMs must be a positive number/);
+    assert.throws(() => createAskUserKit({ authorize: allowAnyCaller, heartbeatMs: -1 }), /heartbeatMs/);
+    assert.throws(() => createAskUserKit({ authorize: allowAnyCaller, prefix: 'api' }), /prefix must be '' or start with '\/'/);
     assert.throws(
-      () => createAskUserKit({ store: 'postgres://x' }),
+      () => createAskUserKit({ authorize: allowAnyCaller, store: 'postgres://x' }),
       (e: { code?: string }) => e.code === 'invalid_store_url',
     );
   });
@@ -107,6 +107,7 @@ describe('createAskUserKit', () => {
     try {
       let now = Date.parse('2031-01-01T00:00:00Z');
       const kit = createAskUserKit({
+        authorize: allowAnyCaller,
         store: `sqlite://${dir.file('k.db')}`,
         now: () => now,
         ttlMs: 1000,

@@ -15,31 +15,22 @@ function captureWarnings(): { lines: string[]; restore(): void } {
   return { lines, restore: () => void (console.warn = saved) };
 }
 
-describe('an authorization policy is required to serve', () => {
-  it('serving the routes without authorize throws and says what to pass', async () => {
-    const kit = createAskUserKit({ logger: memoryAuditLogger() });
-    try {
-      assert.throws(
-        () => kit.serveRoutes(),
-        (err: Error) => err instanceof TypeError && /authorize/.test(err.message) && /allowAnyCaller/.test(err.message),
-      );
-      // A kit used only for interception (a loop, a CLI) needs no policy.
-      const asked = await kit.intercept(
-        [{ id: 'c', type: 'function', function: { name: 'ask_user', arguments: '{"title":"T","mode":"text"}' } }],
-        { sessionId: 's' },
-      );
-      assert.ok(asked.interaction);
-    } finally {
-      await kit.close();
-    }
+describe('an authorization policy is required', () => {
+  it('a kit without authorize is a type error, and throws at creation saying what to pass', () => {
+    assert.throws(
+      // @ts-expect-error -- `authorize` is required: without it every entry would be open to anyone.
+      () => createAskUserKit({ logger: memoryAuditLogger() }),
+      (err: Error) => err instanceof TypeError && /authorize/.test(err.message) && /allowAnyCaller/.test(err.message),
+    );
   });
 
-  it('allowAnyCaller is logged once when the routes are built, and a real policy is not logged', async () => {
+  it('allowAnyCaller is logged once when the kit first serves (routes or chat), and a real policy is not logged', async () => {
     const warnings = captureWarnings();
     try {
       const open = createAskUserKit({ logger: memoryAuditLogger(), authorize: allowAnyCaller });
       open.serveRoutes();
       open.serveRoutes();
+      await open.admitChat({ caller: undefined, sessionId: 's', message: 'hi' });
       const bound = createAskUserKit({ logger: memoryAuditLogger(), authorize: () => false });
       bound.serveRoutes();
       await open.close();

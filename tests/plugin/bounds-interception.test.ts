@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type PendingStore } from '../../plugin/index.js';
 import { recordingHost, type RecordingHost } from './harness.js';
 import { recordingSink } from '../helpers/recording-sink.js';
+import { allowAnyCaller } from '../../plugin/core/authorization.js';
 
 const call = (id: string, args: unknown) => ({
   id,
@@ -30,7 +31,7 @@ describe('kit.intercept with §9.1 fields', () => {
     store = await openStore('memory', { now: () => clock });
     host = recordingHost(() => store);
     audit = memoryAuditLogger();
-    kit = createAskUserKit({ store, host, logger: audit, now: () => clock, ttlMs: 60_000, expiryTimers: false });
+    kit = createAskUserKit({ authorize: allowAnyCaller, store, host, logger: audit, now: () => clock, ttlMs: 60_000, expiryTimers: false });
   });
   afterEach(async () => {
     await kit.close();

@@ -5,6 +5,7 @@ import { createAskUserKit, memoryAuditLogger, openStore, type AskUserKit, type P
 import { parseAskUserArguments } from '../../plugin/core/coordinator.js';
 import { recordingHost, SINGLE, type RecordingHost } from './harness.js';
 import { recordingSink } from '../helpers/recording-sink.js';
+import { allowAnyCaller } from '../../plugin/core/authorization.js';
 
 const call = (id: string, name: string, args: unknown) => ({
   id,
@@ -23,7 +24,7 @@ describe('kit.intercept', () => {
     store = await openStore('memory', { now: () => clock });
     host = recordingHost(() => store);
     audit = memoryAuditLogger();
-    kit = createAskUserKit({ store, host, logger: audit, now: () => clock, ttlMs: 60_000, expiryTimers: false });
+    kit = createAskUserKit({ authorize: allowAnyCaller, store, host, logger: audit, now: () => clock, ttlMs: 60_000, expiryTimers: false });
   });
   afterEach(async () => {
     await kit.close();
@@ -234,7 +235,7 @@ describe('expiry timers', () => {
   it('close a question as expired at expiresAt without anyone asking', async () => {
     const store = await openStore('memory');
     const host = recordingHost(() => store);
-    const kit = createAskUserKit({ store, host, logger: memoryAuditLogger(), ttlMs: 30 });
+    const kit = createAskUserKit({ authorize: allowAnyCaller, store, host, logger: memoryAuditLogger(), ttlMs: 30 });
     try {
       const r = await kit.intercept([call('q1', 'ask_user', SINGLE)], { sessionId: 's1' });
       while (host.closedCalls.length === 0) await new Promise((res) => setTimeout(res, 10));

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
+import Koa, { type ParameterizedContext } from 'koa';
 import {
   allowAnyCaller,
   createAskUserKit,
@@ -87,7 +87,7 @@ export function recordingHost(store: () => PendingStore, resumable = true): Reco
 
 export interface TestApp {
   url: string;
-  kit: AskUserKit;
+  kit: AskUserKit<ParameterizedContext>;
   store: PendingStore;
   host: RecordingHost | undefined;
   audit: ReturnType<typeof memoryAuditLogger>;
@@ -120,7 +120,9 @@ export const SINGLE = {
   ],
 } as const;
 
-export interface StartOptions extends Omit<AskUserKitOptions, 'store' | 'now' | 'logger'> {
+export interface StartOptions extends Omit<AskUserKitOptions<ParameterizedContext>, 'store' | 'now' | 'logger' | 'authorize'> {
+  /** @default allowAnyCaller */
+  authorize?: AskUserKitOptions<ParameterizedContext>['authorize'];
   storeCase?: StoreCase;
   /** Use the recording host (default) or the kit's in-process host. */
   inProcess?: boolean;
@@ -158,8 +160,8 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   const host = inProcess ? undefined : recordingHost(() => store, resumable);
   const kit = createAskUserKit({
     expiryTimers: false,
-    authorize: allowAnyCaller,
     ...kitOptions,
+    authorize: kitOptions.authorize ?? allowAnyCaller,
     store,
     now,
     logger: audit,

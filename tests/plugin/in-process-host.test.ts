@@ -193,7 +193,7 @@ describe('in-process host', () => {
   it('one waiter per question; a custom host has no waitForAnswer', async () => {
     const asked = await chat(s, 's1');
     await assert.rejects(s.kit.waitForAnswer(asked.id), (e: unknown) => e instanceof InProcessHostError && e.code === 'already_waiting');
-    const other = createAskUserKit({ store, host: recordingHost(() => store), logger: memoryAuditLogger() });
+    const other = createAskUserKit({ authorize: allowAnyCaller, store, host: recordingHost(() => store), logger: memoryAuditLogger() });
     await assert.rejects(other.waitForAnswer(asked.id), /in-process host/);
     await other.close();
   });

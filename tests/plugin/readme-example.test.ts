@@ -30,13 +30,16 @@ const ENTRIES: Array<[string, string]> = [
   ['ask-user-kit/plugin', 'plugin/index.js'],
 ];
 
-/** What the examples leave to the host: its tools, who owns a session, and its check of the chat body. */
+/**
+ * What the examples leave to the host: its tools, who owns a session, and its login (Passport's
+ * `req.user` on Express).
+ */
 const HOST =
   "import type { LoopTool } from '" +
   join(root, 'plugin/loop/index.js') +
   "';\n" +
   'declare const myTools: LoopTool[];\ndeclare function ownsSession(user: unknown, sessionId: string): boolean;\n' +
-  'declare function parseChat(body: unknown): { sessionId: string; message: string };\n';
+  'declare global { namespace Express { interface Request { user?: { id: string } } } }\n';
 
 for (const heading of ['## Drop it into your Koa agent server', '### On Express 5', '### On Hono (and any Fetch-API host)']) {
   test(`the README example "${heading}" type-checks against the plugin sources`, () => {
@@ -46,7 +49,7 @@ for (const heading of ['## Drop it into your Koa agent server', '### On Express 
     const dir = mkdtempSync(join(root, 'tests/plugin/.readme-'));
     try {
       const file = join(dir, 'example.ts');
-      writeFileSync(file, (source.includes('parseChat') ? HOST : HOST.replace(/declare function parseChat.*\n/, '')) + source);
+      writeFileSync(file, HOST + source);
       // TypeScript 7 has no compiler API in JavaScript: run its tsc on a config that extends the project's.
       const config = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true }, include: [], files: [file] };
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config));

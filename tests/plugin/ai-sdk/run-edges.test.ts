@@ -31,10 +31,10 @@ test('a second message while the session runs is refused as session_busy; the fi
   const hold = new Promise<void>((r) => (release = r));
   const { runtime } = await setup(t, [{ text: 'slow answer', hold }]);
   const first = recordingSink();
-  const running = runtime.chat({ sessionId: 'e1', message: 'one', sse: first });
+  const running = runtime.chat({ caller: undefined, sessionId: 'e1', message: 'one', sse: first });
   await new Promise((r) => setTimeout(r, 30));
   const second = recordingSink();
-  await runtime.chat({ sessionId: 'e1', message: 'two', sse: second });
+  await runtime.chat({ caller: undefined, sessionId: 'e1', message: 'two', sse: second });
   assert.equal(second.events[0]?.event, 'error');
   assert.equal(second.events[0]?.data.code, 'session_busy');
   assert.deepEqual(second.events.at(-1), { event: 'done', data: { reason: 'error' } });
@@ -55,7 +55,7 @@ test('a client leaving mid-step: the run stops quietly, keeps a valid history, a
   const hold = new Promise<void>((r) => (release = r));
   const { runtime, mock } = await setup(t, [{ text: 'never seen', hold }, { text: 'back again' }]);
   const sink = recordingSink();
-  const running = runtime.chat({ sessionId: 'e2', message: 'one', sse: sink });
+  const running = runtime.chat({ caller: undefined, sessionId: 'e2', message: 'one', sse: sink });
   await new Promise((r) => setTimeout(r, 30));
   sink.disconnect();
   release();
@@ -64,7 +64,7 @@ test('a client leaving mid-step: the run stops quietly, keeps a valid history, a
   assert.equal(run?.status, 'idle');
   assert.equal(run?.lease, undefined);
   const next = recordingSink();
-  await runtime.chat({ sessionId: 'e2', message: 'two', sse: next });
+  await runtime.chat({ caller: undefined, sessionId: 'e2', message: 'two', sse: next });
   assert.deepEqual(next.events.at(-1), { event: 'done', data: { reason: 'completed' } });
   assert.deepEqual(
     mock.prompts.at(-1)!.map((m) => m.role),
@@ -75,7 +75,7 @@ test('a client leaving mid-step: the run stops quietly, keeps a valid history, a
 test('an empty reply is an error and is never stored', async (t) => {
   const { runtime } = await setup(t, [{ text: '' }]);
   const sink = recordingSink();
-  await runtime.chat({ sessionId: 'e3', message: 'one', sse: sink });
+  await runtime.chat({ caller: undefined, sessionId: 'e3', message: 'one', sse: sink });
   assert.deepEqual(
     eventsOf(sink).map(([e]) => e),
     ['error', 'done'],
@@ -96,7 +96,7 @@ test('the step budget: max_rounds once it is spent, each step checkpointed with 
     },
   });
   const sink = recordingSink();
-  await runtime.chat({ sessionId: 'e4', message: 'loop', sse: sink });
+  await runtime.chat({ caller: undefined, sessionId: 'e4', message: 'loop', sse: sink });
   assert.equal(mock.prompts.length, 2);
   assert.equal(sink.events.find((e) => e.event === 'error')?.data.code, 'max_rounds');
   const run = await runtime.getRun('e4');
@@ -109,7 +109,7 @@ test('the step budget: max_rounds once it is spent, each step checkpointed with 
 test('a model that goes quiet ends the step with model_timeout, nothing stored', async (t) => {
   const { runtime } = await setup(t, [{ text: 'never', hold: new Promise(() => {}) }], { modelIdleTimeoutMs: 60 });
   const sink = recordingSink();
-  await runtime.chat({ sessionId: 'e5', message: 'one', sse: sink });
+  await runtime.chat({ caller: undefined, sessionId: 'e5', message: 'one', sse: sink });
   assert.equal(sink.events[0]?.data.code, 'model_timeout');
   assert.deepEqual(sink.events.at(-1), { event: 'done', data: { reason: 'error' } });
   assert.deepEqual(

@@ -19,7 +19,7 @@ test('a useChat stream carries the text, the card request and the pause; the car
   t.after(async () => (await server.close(), await store.close()));
 
   const stream = createUIMessageStream({
-    execute: ({ writer }) => server.runtime.chat({ sessionId: 'ui-1', message: 'plan it', sse: uiMessageSink(writer) }),
+    execute: ({ writer }) => server.runtime.chat({ caller: undefined, sessionId: 'ui-1', message: 'plan it', sse: uiMessageSink(writer) }),
   });
   let last: UIMessage | undefined;
   for await (const message of readUIMessageStream({ stream })) last = message;

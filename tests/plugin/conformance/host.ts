@@ -7,7 +7,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
+import Koa, { type ParameterizedContext } from 'koa';
 import { createAskUserKit, type AskUserKit, type AskUserKitOptions } from '../../../plugin/index.js';
 import { koaRoutes } from '../../../plugin/adapters/koa.js';
 import express, { type Request as ExpressRequest } from 'express';
@@ -68,7 +68,7 @@ export const koaHost: HostUnderTest = {
     const kit = createAskUserKit({
       ...kitOptions,
       allowedOrigins,
-      authorize: (ctx, sessionId) => authorize({ header: (name) => ctx.get(name) || undefined }, sessionId),
+      authorize: (ctx: ParameterizedContext, sessionId: string) => authorize({ header: (name) => ctx.get(name) || undefined }, sessionId),
     });
     const app = new Koa();
     app.silent = true;

@@ -13,12 +13,14 @@ import { agentRuntime, redactSecrets, type AgentRuntimeOptions, type RunState } 
 import { startScriptedModel, type TurnScript } from '../../helpers/scripted-model.js';
 import { recordingSink, type RecordingSink } from '../../helpers/recording-sink.js';
 import { askSingle } from '../../helpers/ask-calls.js';
+import { allowAnyCaller } from '../../../plugin/core/authorization.js';
 
 async function makeLoop(turns: TurnScript[], options: Partial<AgentRuntimeOptions> = {}, wrapStore?: (s: PendingStore) => PendingStore) {
   const model = await startScriptedModel({ turns });
   const base = await openStore('memory');
   const store = wrapStore ? wrapStore(base) : base;
   const kit = createAskUserKit({
+    authorize: allowAnyCaller,
     store,
     logger: memoryAuditLogger(),
     runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm', ...options }),
@@ -26,7 +28,7 @@ async function makeLoop(turns: TurnScript[], options: Partial<AgentRuntimeOption
   const loop = kit.runtime;
   const chat = async (sessionId: string, message: string): Promise<RecordingSink> => {
     const sse = recordingSink();
-    await loop.chat({ sessionId, message, sse });
+    await loop.chat({ caller: undefined, sessionId, message, sse });
     return sse;
   };
   return { model, store, loop, kit, chat, close: async () => (await kit.close(), await model.close(), await base.close()) };
@@ -56,7 +58,7 @@ test('the paused state is in the store before user_input_required is written', a
   sse.onSend = (event) => {
     if (event === 'user_input_required') storedWhenAnnounced = pausedStored;
   };
-  await h.loop.chat({ sessionId: 's-order', message: 'ask', sse });
+  await h.loop.chat({ caller: undefined, sessionId: 's-order', message: 'ask', sse });
   assert.equal(storedWhenAnnounced, true);
 });
 
@@ -182,7 +184,7 @@ test('a client that leaves mid-stream stops the run and frees the session', asyn
   const h = await makeLoop([{ text: 'a long answer', hold }, { text: 'next' }]);
   t.after(() => h.close());
   const sse = recordingSink();
-  const running = h.loop.chat({ sessionId: 's-leave', message: 'go', sse });
+  const running = h.loop.chat({ caller: undefined, sessionId: 's-leave', message: 'go', sse });
   await h.model.waitForRequests(1);
   sse.disconnect();
   await running;

@@ -17,6 +17,7 @@ import { PausedIndex } from '../../../plugin/loop/paused-index.js';
 import { startScriptedModel } from '../../helpers/scripted-model.js';
 import { recordingSink } from '../../helpers/recording-sink.js';
 import { askSingle } from '../../helpers/ask-calls.js';
+import { allowAnyCaller } from '../../../plugin/core/authorization.js';
 
 const SESSIONS = 150;
 
@@ -28,6 +29,7 @@ test(`${SESSIONS} sessions pausing at once: every one shows its card and is in t
   const store = await openStore(`sqlite://${join(dir, 'burst.db')}`, { timeoutMs: 30_000 });
   const errors: unknown[] = [];
   const kit = createAskUserKit({
+    authorize: allowAnyCaller,
     store,
     logger: memoryAuditLogger(),
     runtime: agentRuntime({
@@ -41,7 +43,7 @@ test(`${SESSIONS} sessions pausing at once: every one shows its card and is in t
   const sinks = await Promise.all(
     Array.from({ length: SESSIONS }, async (_, i) => {
       const sse = recordingSink();
-      await loop.chat({ sessionId: `burst-${i}`, message: 'ask me', sse });
+      await loop.chat({ caller: undefined, sessionId: `burst-${i}`, message: 'ask me', sse });
       return sse;
     }),
   );

@@ -21,6 +21,7 @@ import { startScriptedModel, type ScriptedModel } from '../../helpers/scripted-m
 import { deliveries } from '../../hardening/helpers/deliveries.js';
 import { recordingSink } from '../../helpers/recording-sink.js';
 import { askSingle } from '../../helpers/ask-calls.js';
+import { allowAnyCaller } from '../../../plugin/core/authorization.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ANSWER = { selections: ['safe'], customInput: 'go', cancelled: false };
@@ -28,6 +29,7 @@ const ANSWER = { selections: ['safe'], customInput: 'go', cancelled: false };
 function instance(store: PendingStore, model: ScriptedModel, options: Partial<AgentRuntimeOptions> = {}) {
   const audit = memoryAuditLogger();
   const kit = createAskUserKit({
+    authorize: allowAnyCaller,
     store,
     logger: audit,
     expiryTimers: false,
@@ -41,7 +43,7 @@ function instance(store: PendingStore, model: ScriptedModel, options: Partial<Ag
 async function pausedThenClaimed(store: PendingStore, model: ScriptedModel, sessionId: string, callId: string, answer = ANSWER) {
   const dying = instance(store, model);
   const sse = recordingSink();
-  await dying.loop.chat({ sessionId, message: 'ask me', sse });
+  await dying.loop.chat({ caller: undefined, sessionId, message: 'ask me', sse });
   const ask = sse.events.find((e) => e.event === 'user_input_required')!.data as { id: string };
   const claimed = await store.claim(ask.id, { status: answer.cancelled ? 'cancelled' : 'answered', at: Date.now(), answer });
   assert.equal(claimed.ok, true);
@@ -115,7 +117,7 @@ test('a continued run that failed is not retried by sweeps: an error settles wha
   t.after(async () => (await model.close(), await store.close()));
   const live = instance(store, model, { resumeStalledAfterMs: 1, resumeWaitMs: 0, onError: () => {} });
   const sse = recordingSink();
-  await live.loop.chat({ sessionId: 's-err', message: 'ask me', sse });
+  await live.loop.chat({ caller: undefined, sessionId: 's-err', message: 'ask me', sse });
   const ask = sse.events.find((e) => e.event === 'user_input_required')!.data as { id: string };
   // What the continue route does after its checks: claim, then hand the answer to the host.
   const claimed = await store.claim(ask.id, { status: 'answered', at: Date.now(), answer: ANSWER });
@@ -160,7 +162,7 @@ test('sweeps run one at a time, one failing session does not stop the others, an
         model: 'm',
         store: inner,
         resumeStalledAfterMs: 3000,
-        coordinator: createAskUserKit({ store: inner }),
+        coordinator: createAskUserKit({ authorize: allowAnyCaller, store: inner }),
       }),
     /resumeStalledAfterMs/,
   );
