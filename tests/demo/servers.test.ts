@@ -89,6 +89,19 @@ for (const server of DEMO_SERVERS) {
       assert.match(fresh.setCookie.join('\n'), /SameSite=Lax/i);
     });
 
+    it('a browser that starts with a chat gets its owner cookie on the chat stream, and it opens the card later', async () => {
+      h.model.enqueue({ toolCalls: [askSingle('call_cookie')] });
+      const chat = await raw(`${h.url}/api/chat`, 'POST', {}, { sessionId: `s-first-${server}`, message: 'go' });
+      assert.equal(chat.status, 200);
+      const owner = /ask_user_owner=([A-Za-z0-9_-]{43})/.exec(chat.setCookie.join('\n'));
+      assert.ok(owner, 'the chat stream sets the owner cookie');
+      const card = await raw(`${h.url}/api/interactions/pending?sessionId=s-first-${server}`, 'GET', {
+        cookie: `ask_user_owner=${owner[1]}`,
+      });
+      assert.equal(card.status, 200);
+      assert.equal(JSON.parse(card.text).pending?.status, 'pending');
+    });
+
     it('a cross-site chat request is refused before anything runs', async () => {
       const before = h.model.requests.length;
       const res = await raw(
