@@ -37,6 +37,8 @@ step interception 60 node "$BUILD/bench/interception.js"
 step http-routes 300 node "$BUILD/bench/http-routes.js"
 step pending-scale 90 node "$BUILD/bench/pending-scale.js"
 step bundle 60 node "$BUILD/bench/bundle.js"
+# Builds the Markdown chunk with vite and times it in Chromium, so it runs from the sources like bundle-size.ts.
+step markdown 120 node --import tsx bench/markdown-render.ts
 # About 4 minutes at the default 50,000 open questions; BENCH_OPEN=5000 BENCH_CYCLE_SECONDS=2 about 2.
 step cycle 600 node "$BUILD/bench/cycle.js"
 

@@ -1,10 +1,12 @@
 /**
  * The Markdown subset of docs/protocol.md §9.3, turned into sanitized DOM. Loaded lazily (rich-text.ts):
  * a card whose text has no Markdown never downloads micromark or DOMPurify. It imports nothing from the
- * rest of the widget, so the ES build's chunk stands alone and the standalone file can load the same file.
+ * rest of the widget but its bounds on work (markdown-limits.ts), so the ES build's chunk stands alone and
+ * the standalone file can load the same file.
  */
 import { micromark } from 'micromark';
 import DOMPurify from 'dompurify';
+import { boundedMarkdown } from './markdown-limits.js';
 
 /**
  * CommonMark constructs outside the subset: switched off, their characters stay literal text. Character
@@ -22,6 +24,7 @@ const OFF = [
   'setextUnderline',
   'thematicBreak',
 ];
+const OPTIONS = boundedMarkdown(OFF);
 
 /** The subset's elements, and the only attributes they may keep (`start` keeps a list's first number). */
 const TAGS = ['p', 'em', 'strong', 'code', 'pre', 'ul', 'ol', 'li', 'a', 'br'];
@@ -49,7 +52,7 @@ purify.addHook('uponSanitizeElement', (node, data) => {
 /** `text` as sanitized nodes of the subset. A link without an http(s) target becomes its text. */
 export function renderMarkdown(text: string): DocumentFragment {
   // micromark escapes raw HTML and drops dangerous link protocols itself; DOMPurify checks its output again.
-  const html = micromark(text, { extensions: [{ disable: { null: OFF } }] })
+  const html = micromark(text, OPTIONS)
     // Newlines between blocks would show as blank lines under `white-space: pre-wrap`, which keeps the
     // model's line breaks inside a paragraph. Code is escaped, so `>\n<` only ever sits between tags.
     .replace(/>\n</g, '><');
