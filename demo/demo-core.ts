@@ -4,18 +4,21 @@
  * Express or Hono through the kit's adapters (ASK_USER_SERVER), so the three share every behaviour.
  */
 import type OpenAI from 'openai';
-import { createAskUserKit, type AskUserKit } from '../plugin/core/ask-user-kit.js';
-import { consoleAuditLogger, type AuditLogger } from '../plugin/core/audit.js';
-import { AskUserError } from '../plugin/core/errors.js';
-import { openStore } from '../plugin/store/index.js';
-import type { PendingStore } from '../plugin/store/types.js';
-import type { SseSink } from '../plugin/core/host.js';
-import { sessionIdSchema, LIMITS } from '../plugin/contract/schema.js';
-import { agentRuntime, type AgentLoop, type LoopTool } from '../plugin/loop/index.js';
-import type { AiSdkRuntime } from '../plugin/ai-sdk/index.js';
-import type { McpElicitation } from '../plugin/mcp/index.js';
-import type { RunHost } from '../plugin/core/host.js';
-import type { RuntimeFactory } from '../plugin/core/runtime.js';
+import {
+  AskUserError,
+  consoleAuditLogger,
+  createAskUserKit,
+  openStore,
+  sessionIdSchema,
+  type AskUserKit,
+  type AuditLogger,
+  type PendingStore,
+  type RunHost,
+  type RuntimeFactory,
+} from 'ask-user-kit/plugin';
+import { agentRuntime, type AgentLoop, type LoopTool } from 'ask-user-kit/plugin/loop';
+import type { AiSdkRuntime } from 'ask-user-kit/plugin/ai-sdk';
+import type { McpElicitation } from 'ask-user-kit/plugin/mcp';
 import { asDemoLoop, demoAiSdkRuntime } from './ai-sdk-runtime.js';
 import { TraceBook } from './trace.js';
 import { demoTools } from './tools.js';

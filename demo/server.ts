@@ -9,14 +9,14 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import OpenAI from 'openai';
-import { openStore, parseStoreUrl } from '../plugin/store/index.js';
-import { maskedLogger } from '../plugin/loop/index.js';
+import { openStore, parseStoreUrl } from 'ask-user-kit/plugin';
+import { maskedLogger } from 'ask-user-kit/plugin/loop';
 import { readDemoConfig } from './config.js';
 import { createDemoApp } from './app.js';
 import { demoTools } from './tools.js';
 import { startMeetingServer } from './mcp/meeting-server.js';
 import { connectMcpTools } from './mcp/mcp-tools.js';
-import { mcpElicitation } from '../plugin/mcp/index.js';
+import { mcpElicitation } from 'ask-user-kit/plugin/mcp';
 import { SCRIPTED_MODEL_NAME, startScriptedAssistant, type ChatCompletionsServer } from './scripted-model/index.js';
 
 const SWEEP_EVERY_MS = 60_000;

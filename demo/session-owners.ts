@@ -5,7 +5,7 @@
  * leaked store does not hand out cookies. Knowing a session id (from a URL, a log) is not enough.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { PendingStore } from '../plugin/store/types.js';
+import type { PendingStore } from 'ask-user-kit/plugin';
 
 export const OWNER_COOKIE = 'ask_user_owner';
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;

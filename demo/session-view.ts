@@ -3,9 +3,8 @@
  * tool calls with their results — without the system prompt; and when each question closed, which the
  * history itself does not hold, so a redrawn receipt shows the time the live one did.
  */
-import type { AuditLogger } from '../plugin/core/audit.js';
-import type { RunState } from '../plugin/loop/index.js';
-import type { PendingStore } from '../plugin/store/types.js';
+import type { AuditLogger, PendingStore } from 'ask-user-kit/plugin';
+import type { RunState } from 'ask-user-kit/plugin/loop';
 
 export interface SessionItem {
   role: 'user' | 'assistant' | 'tool';

@@ -1,5 +1,5 @@
 /** The demo's one ordinary tool, so a run shows a normal tool call next to ask_user. */
-import type { LoopTool } from '../plugin/loop/index.js';
+import type { LoopTool } from 'ask-user-kit/plugin/loop';
 import { LIST_TEST_SUITES, TEST_SUITES } from './scripted-model/index.js';
 
 export const listTestSuites: LoopTool = {

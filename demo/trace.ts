@@ -4,7 +4,7 @@
  * per session; with several instances each holds the trace of the streams it served.
  */
 import type { ServerResponse } from 'node:http';
-import type { AuditEntry, AuditLogger } from '../plugin/core/audit.js';
+import type { AuditEntry, AuditLogger } from 'ask-user-kit/plugin';
 
 export interface TraceLine {
   /** ISO 8601. */

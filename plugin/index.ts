@@ -12,10 +12,12 @@ export {
   type AskUserKitOptions,
   type ServeRoutes,
 } from './core/ask-user-kit.js';
+export type { AdmitChat, AdmittedChat, ChatRequest } from './core/chat-admission.js';
+export type { ChatRuntime, ServeChat } from './core/chat-route.js';
 export { allowAnyCaller, type Authorize } from './core/authorization.js';
 export type { InterceptContext, InterceptResult, ErrorToolResult, ToolCallLike, CloseStatus } from './core/coordinator.js';
 export type { ClosedContext, ResumeContext, RunHost, SseSink } from './core/host.js';
-export type { RuntimeCore, RuntimeFactory } from './core/runtime.js';
+export type { ChatInput, RuntimeCore, RuntimeFactory } from './core/runtime.js';
 export type { InProcessAnswer } from './core/in-process-host.js';
 export type { RouteRequest, RouteResult, JsonReply } from './core/routes.js';
 export { crossSiteReason, type SameOriginOptions } from './core/same-origin.js';
@@ -30,7 +32,7 @@ export {
   type AuditReason,
 } from './core/audit.js';
 export { AskUserError, isAskUserError, type Receipt } from './core/errors.js';
-export { openStore, StoreError, type StoreErrorCode } from './store/index.js';
+export { openStore, parseStoreUrl, StoreError, type StoreErrorCode, type StoreTarget } from './store/index.js';
 export {
   StoreUnavailableError,
   type ClaimOptions,

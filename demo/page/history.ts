@@ -6,7 +6,7 @@
  * `historicReceipt` turns one receipt into DOM.
  */
 import { adoptStyles, html, render } from 'lit';
-import type { AskUserLocale, AskUserRequest, AskUserStrings, DoneReason } from '../../widget/index.js';
+import type { AskUserLocale, AskUserRequest, AskUserStrings, DoneReason } from 'ask-user-kit/widget';
 import { receiptTemplate } from '../../widget/ask-user-card.templates.js';
 import { cardStyles } from '../../widget/ask-user-card.styles.js';
 

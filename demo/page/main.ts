@@ -4,7 +4,7 @@
  * with the widget's reader and draws text, cards, tool results and errors. After a reload it redraws the
  * history and restores the open card from `GET /api/interactions/pending`.
  */
-import '../../widget/index.js';
+import 'ask-user-kit/widget';
 import {
   STRINGS,
   fetchPending,
@@ -14,7 +14,7 @@ import {
   type AskUserContinuedEvent,
   type ChatEvent,
   type DoneReason,
-} from '../../widget/index.js';
+} from 'ask-user-kit/widget';
 import { PAGE_STRINGS, type PageLang } from './i18n.js';
 import { historicReceipt, historyEntries, type SessionView } from './history.js';
 

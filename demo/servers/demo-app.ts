@@ -1,7 +1,7 @@
 /** What every demo server gives its caller, whichever framework serves it. */
 import type { RequestListener } from 'node:http';
-import type { AskUserKit } from '../../plugin/core/ask-user-kit.js';
-import type { AgentLoop } from '../../plugin/loop/index.js';
+import type { AskUserKit } from 'ask-user-kit/plugin';
+import type { AgentLoop } from 'ask-user-kit/plugin/loop';
 import type { DemoServer } from '../demo-core.js';
 import type { TraceBook } from '../trace.js';
 

@@ -1,6 +1,6 @@
 /** The demo on Express 5: the kit's routes through `expressRoutes`, its chat through `expressChat`. */
 import express, { type Request } from 'express';
-import { expressChat, expressRoutes } from '../../plugin/adapters/express.js';
+import { expressChat, expressRoutes } from 'ask-user-kit/plugin/express';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';

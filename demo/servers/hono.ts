@@ -5,7 +5,7 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
-import { honoChat, honoRoutes } from '../../plugin/adapters/hono.js';
+import { honoChat, honoRoutes } from 'ask-user-kit/plugin/hono';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';

@@ -1,6 +1,6 @@
 /** The demo on Koa: the kit's routes through `koaRoutes`, its chat through `koaChat`. */
 import Koa, { type ParameterizedContext } from 'koa';
-import { koaChat, koaRoutes } from '../../plugin/adapters/koa.js';
+import { koaChat, koaRoutes } from 'ask-user-kit/plugin/koa';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
 import { staticFile } from '../static-files.js';

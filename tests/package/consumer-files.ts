@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { TEST_BROWSER_COOKIE } from '../helpers/browser-identity.js';
 
 /** Every export entry, used as a TypeScript consumer would: values and types from each. */
 export const EVERY_ENTRY_TS = `\
@@ -38,10 +39,18 @@ export async function firstQuestion(): Promise<ChatEvent | undefined> {
 }
 `;
 
-/** The README's "Drop it into your Koa agent server" block, cut out at test time so the docs cannot drift. */
-export function readmeDropInExample(readmePath: string): string {
+/** The README's server snippets by framework, each the first ts block after its heading. */
+export const README_SERVERS = {
+  koa: '## Drop it into your Koa agent server',
+  express: '### On Express 5',
+  hono: '### On Hono (and any Fetch-API host)',
+} as const;
+export type ReadmeServer = keyof typeof README_SERVERS;
+
+/** A README server snippet, cut out at test time so the docs cannot drift. */
+export function readmeServerSnippet(readmePath: string, server: ReadmeServer): string {
   const readme = readFileSync(readmePath, 'utf8');
-  const heading = '## Drop it into your Koa agent server';
+  const heading = README_SERVERS[server];
   const at = readme.indexOf(heading);
   assert.ok(at >= 0, `README.md has the section "${heading}"`);
   const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
@@ -52,35 +61,74 @@ export function readmeDropInExample(readmePath: string): string {
 /** The one tool the test's host offers the model, and what it answers. */
 export const HOST_TOOL = { name: 'lookup_release', output: 'release 1.2.3 is ready' };
 
+/** The cookie of the browser that owns the test's sessions (the test process's fetch sends it). */
+export const OWNER_COOKIE = TEST_BROWSER_COOKIE;
+
+/** Each framework's login middleware, as a host has one: the owner's cookie makes the caller user `owner`. */
+const LOGIN: Record<ReadmeServer, string> = {
+  koa: `import type { Middleware } from 'koa';
+const login: Middleware = async (ctx, next) => {
+  if ((ctx.get('cookie') ?? '').includes(OWNER)) ctx.state.user = { id: 'owner' };
+  await next();
+};`,
+  express: `import type { RequestHandler } from 'express';
+declare global {
+  namespace Express {
+    interface Request {
+      user?: { id: string };
+    }
+  }
+}
+const login: RequestHandler = (req, _res, next) => {
+  if ((req.headers.cookie ?? '').includes(OWNER)) req.user = { id: 'owner' };
+  next();
+};`,
+  hono: `import type { MiddlewareHandler } from 'hono';
+import { serve } from '@hono/node-server';
+const login: MiddlewareHandler = async (c, next) => {
+  if ((c.req.header('cookie') ?? '').includes(OWNER)) c.set('user', { id: 'owner' });
+  await next();
+};`,
+};
+
 /**
- * The README example as a consumer file. What the example leaves to the host is supplied in front of
- * it: `myTools` (one tool), `ownsSession` (sessions named `pkg-…` belong to the caller) and `listening`.
- * One substitution is made in the example itself: `.listen(3000)` becomes `.listen(0, '127.0.0.1',
- * listening)`, so the server takes a free loopback port and prints it. Everything else runs as written;
- * the store comes from ASK_USER_STORE and the model from OPENAI_BASE_URL / OPENAI_API_KEY, as the
- * example reads them.
+ * A README server snippet as a consumer file. What the snippet leaves to the host is supplied in front
+ * of it: `myTools` (one tool), `login` (the owner's cookie makes the caller `owner`), `ownsSession` (the
+ * owner owns every session) and `listening`. The one substitution in the snippet itself: `.listen(3000)`
+ * becomes `.listen(0, '127.0.0.1', listening)`, so the server takes a free loopback port and prints it;
+ * the Hono snippet, which exports its app, is served on Node after it as its last comment says. The
+ * store comes from ASK_USER_STORE and the model from OPENAI_BASE_URL / OPENAI_API_KEY.
  */
-export function readmeExampleAsConsumer(readmePath: string): string {
-  const example = readmeDropInExample(readmePath);
-  const listen = '.listen(3000)';
-  assert.equal(example.split(listen).length - 1, 1, `the example calls ${listen} once (the test replaces it with a free port)`);
+export function readmeServerAsConsumer(readmePath: string, server: ReadmeServer): string {
+  const snippet = readmeServerSnippet(readmePath, server);
   const host = `\
 // Supplied by the package test: what the README leaves to the host, and a way to learn the port.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LoopTool } from 'ask-user-kit/plugin/loop';
+${LOGIN[server]}
+const OWNER = ${JSON.stringify(OWNER_COOKIE)};
 const myTools: LoopTool[] = [
   { name: '${HOST_TOOL.name}', description: 'Looks up the release.', parameters: { type: 'object', properties: {} }, run: () => '${HOST_TOOL.output}' },
 ];
-function ownsSession(_user: unknown, sessionId: string): boolean {
-  return sessionId.startsWith('pkg-');
+function ownsSession(user: { id: string } | undefined, _sessionId: string): boolean {
+  return user?.id === 'owner';
 }
 function listening(this: Server): void {
   console.log(\`README example listening on \${(this.address() as AddressInfo).port}\`);
 }
 // The README's example, as written there:
 `;
-  return host + example.replace(listen, ".listen(0, '127.0.0.1', listening)");
+  if (server === 'hono') {
+    assert.match(snippet, /export default app;/, 'the Hono snippet exports its app');
+    return `${host}${snippet}
+// Supplied by the package test: on Node, as the snippet's last line says.
+serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => console.log(\`README example listening on \${info.port}\`));
+`;
+  }
+  const listen = '.listen(3000)';
+  assert.equal(snippet.split(listen).length - 1, 1, `the snippet calls ${listen} once (the test replaces it with a free port)`);
+  return host + snippet.replace(listen, ".listen(0, '127.0.0.1', listening)");
 }
 
 /** TypeScript settings of a consumer: strict, declaration files checked too, under one module resolution. */

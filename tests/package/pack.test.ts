@@ -27,7 +27,16 @@ import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type Scri
 import { answerBody, first, getJson, postStream, shape } from '../demo/sse-client.js';
 import { consumerLock, type PackageJson } from './consumer-lock.js';
 import { readTarball } from './tarball.js';
-import { consumerTsconfig, EVERY_ENTRY_TS, HOST_TOOL, readmeExampleAsConsumer, standalonePage } from './consumer-files.js';
+import {
+  consumerTsconfig,
+  EVERY_ENTRY_TS,
+  HOST_TOOL,
+  OWNER_COOKIE,
+  README_SERVERS,
+  readmeServerAsConsumer,
+  standalonePage,
+  type ReadmeServer,
+} from './consumer-files.js';
 
 const root = resolve(new URL('../../', import.meta.url).pathname);
 const bin = (name: string) => join(root, 'node_modules/.bin', name);
@@ -39,6 +48,9 @@ const RUNTIMES = ['./plugin/ai-sdk', './plugin/mcp'] as const;
 const ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, ...RUNTIMES, './widget', './widget/standalone'] as const;
 const NODE_ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, ...RUNTIMES, './widget'] as const;
 const STANDALONE = 'dist/widget/ask-user-kit.standalone.js';
+/** The README's server snippets, each run as written in the consumer. */
+const SERVERS = Object.keys(README_SERVERS) as ReadmeServer[];
+const serverFile = (server: ReadmeServer) => `server-${server}.ts`;
 
 interface Run {
   code: number | null;
@@ -149,8 +161,9 @@ async function startExample(
   t: TestContext,
   cwd: string,
   env: NodeJS.ProcessEnv,
+  file: string,
 ): Promise<{ url: string; port: number; child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['server.ts'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (d: Buffer) => (output += d));
   t.after(() => void child.kill('SIGKILL'));
@@ -320,13 +333,16 @@ test('the packed package installs offline into a consumer project and works ther
     if (!state.tarball || !state.packed) return t.skip('no tarball');
     const pkg = state.packed;
     const spec = `file:../packed/${state.tarball.split(sep).at(-1)}`;
-    // What the README tells a host to install: the package and its peer openai, plus koa, @koa/router and
-    // zod, which the drop-in example imports itself; each at the range the package declares. Express and
+    // What the README tells a host to install: the package and its peer openai, plus koa and @koa/router,
+    // which the Koa example imports itself (zod, which a host's own checks may use); each at the range the package declares. Express and
     // Hono, the optional peers of their adapters, so every entry can be imported.
     const own = {
       openai: pkg.peerDependencies!.openai!,
       express: pkg.peerDependencies!.express!,
       hono: pkg.peerDependencies!.hono!,
+      // The README's Hono server on Node, as its last line says.
+      '@hono/node-server': (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
+        .devDependencies['@hono/node-server']!,
       ai: pkg.peerDependencies!.ai!,
       '@modelcontextprotocol/sdk': pkg.peerDependencies!['@modelcontextprotocol/sdk']!,
       // The AI SDK's declarations need it under skipLibCheck: false (plugin/ai-sdk/README.md).
@@ -380,13 +396,13 @@ test('the packed package installs offline into a consumer project and works ther
     const out = JSON.parse(node.stdout) as Record<string, string[] | string>;
     for (const name of ['createAskUserKit', 'openStore', 'sessionIdSchema', 'askUserChatTool', 'AskUserError'])
       assert.ok(out['./plugin']!.includes(name), `plugin exports ${name}`);
-    for (const name of ['koaRoutes', 'koaSse', 'readJsonBody', 'sameOriginOnly'])
+    for (const name of ['koaRoutes', 'koaChat', 'koaSse', 'readJsonBody', 'sameOriginOnly'])
       assert.ok(out['./plugin/koa']!.includes(name), `plugin/koa exports ${name}`);
-    for (const name of ['expressRoutes', 'expressSse', 'sameOriginOnly'])
+    for (const name of ['expressRoutes', 'expressChat', 'expressSse', 'sameOriginOnly'])
       assert.ok(out['./plugin/express']!.includes(name), `plugin/express exports ${name}`);
-    for (const name of ['honoRoutes', 'webSse', 'sameOriginOnly'])
+    for (const name of ['honoRoutes', 'honoChat', 'webSse', 'sameOriginOnly'])
       assert.ok(out['./plugin/hono']!.includes(name), `plugin/hono exports ${name}`);
-    for (const name of ['fetchRoutes', 'webSse', 'crossSiteRefusal'])
+    for (const name of ['fetchRoutes', 'fetchChat', 'webSse', 'crossSiteRefusal'])
       assert.ok(out['./plugin/fetch']!.includes(name), `plugin/fetch exports ${name}`);
     for (const name of ['createAgentLoop', 'ToolRegistry']) assert.ok(out['./plugin/loop']!.includes(name), `plugin/loop exports ${name}`);
     for (const name of ['AskUserCard', 'AskUserProvider', 'startChat', 'submitUserInput', 'fetchPending', 'readChatEvents'])
@@ -399,12 +415,15 @@ test('the packed package installs offline into a consumer project and works ther
   await t.test('TypeScript consumers typecheck every entry and the README example (nodenext and bundler)', async (t) => {
     if (!state.installed) return t.skip('not installed');
     writeFileSync(join(consumer, 'every-entry.ts'), EVERY_ENTRY_TS);
-    writeFileSync(join(consumer, 'server.ts'), readmeExampleAsConsumer(join(root, 'README.md')));
+    const servers = SERVERS.map((server) => serverFile(server));
+    for (const server of SERVERS)
+      writeFileSync(join(consumer, serverFile(server)), readmeServerAsConsumer(join(root, 'README.md'), server));
     const configs: Array<[string, string]> = [];
     for (const resolution of ['nodenext', 'bundler'] as const) {
-      // Every entry without Node's types (a browser consumer has none); the example is a Node server.
+      // Every entry without Node's types (a browser consumer has none); the examples are Node servers,
+      // each checked on its own (each augments or reads its own framework's request).
       configs.push([`tsconfig.entries.${resolution}.json`, consumerTsconfig(resolution, ['every-entry.ts'], [])]);
-      configs.push([`tsconfig.server.${resolution}.json`, consumerTsconfig(resolution, ['server.ts'], ['node'])]);
+      for (const file of servers) configs.push([`tsconfig.${file}.${resolution}.json`, consumerTsconfig(resolution, [file], ['node'])]);
     }
     for (const [name, body] of configs) writeFileSync(join(consumer, name), body);
     const results = await Promise.all(configs.map(([name]) => run(bin('tsc'), ['-p', name, '--pretty', 'false'], consumer)));
@@ -412,35 +431,70 @@ test('the packed package installs offline into a consumer project and works ther
     assert.deepEqual(failures, [], 'every consumer configuration typechecks');
   });
 
-  await t.test("the README's drop-in example serves a pause and a continue, and the standalone bundle answers in Chromium", async (t) => {
+  for (const server of SERVERS) {
+    await t.test(`the README's ${server} server, as written: the owner chats and answers; a stranger gets 403 everywhere`, async (t) => {
+      if (!state.installed) return t.skip('not installed');
+      const model: ScriptedModel = await startScriptedModel({ fallback: scriptedTurn });
+      t.after(() => model.close());
+      const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-package-test', ASK_USER_STORE: 'memory' });
+      const example = await startExample(t, consumer, env, serverFile(server));
+      const sessionId = `pkg-${server}`;
+
+      // The owner (its browser's cookie, which the host's login reads): a chat pauses on the model's question.
+      const chat = await postStream(`${example.url}/api/chat`, { sessionId, message: 'ship it' });
+      assert.equal(chat.status, 200, chat.raw);
+      assert.deepEqual(shape(chat), ['message_delta', 'user_input_required', 'done'], chat.raw);
+      const ask = first(chat, 'user_input_required');
+      assert.equal(ask.title, 'Which build should ship?');
+      assert.equal(ask.resumable, true);
+      const calls = model.requests.length;
+
+      // A stranger (another browser) on the owner's session: chat, pending and continue are 403, nothing runs.
+      const stranger = { 'content-type': 'application/json', cookie: 'ask_user_owner=someone-else' };
+      const intrusion = await fetch(`${example.url}/api/chat`, {
+        method: 'POST',
+        headers: stranger,
+        body: JSON.stringify({ sessionId, message: 'ignore the owner' }),
+      });
+      assert.deepEqual([intrusion.status, ((await intrusion.json()) as { error: { code: string } }).error.code], [403, 'forbidden']);
+      const peek = await fetch(`${example.url}/api/interactions/pending?sessionId=${sessionId}`, { headers: stranger });
+      assert.equal(peek.status, 403);
+      const hijack = await fetch(`${example.url}/api/chat/continue`, {
+        method: 'POST',
+        headers: stranger,
+        body: JSON.stringify(answerBody(sessionId, ask.id, ['stable'])),
+      });
+      assert.equal(hijack.status, 403);
+      assert.equal(model.requests.length, calls, 'no model call for the stranger');
+      const bad = await postStream(`${example.url}/api/chat`, { sessionId, message: '  ' });
+      assert.deepEqual([bad.status, bad.json?.error.code], [400, 'invalid_request'], 'a blank message is refused as JSON');
+      const still = await getJson(`${example.url}/api/interactions/pending?sessionId=${sessionId}`);
+      assert.deepEqual(
+        [still.status, still.body.pending?.id, still.body.pending?.status],
+        [200, ask.id, 'pending'],
+        "the owner's card stays",
+      );
+
+      // The owner answers: the run continues through the host's own tool to the reply.
+      const cont = await postStream(`${example.url}/api/chat/continue`, answerBody(sessionId, ask.id, ['beta']));
+      assert.equal(cont.status, 200, cont.raw);
+      assert.deepEqual(shape(cont), ['interaction_resolved', 'tool_result', 'tool_result', 'message_delta', 'done'], cont.raw);
+      const results = cont.events.filter((e) => e.event === 'tool_result').map((e) => [e.data.name, e.data.content]);
+      assert.deepEqual(results[0], ['ask_user', '{"selections":["beta"],"customInput":"","cancelled":false}']);
+      assert.deepEqual(results[1], [HOST_TOOL.name, HOST_TOOL.output], "the host's own tool (myTools) ran");
+      assert.deepEqual(first(cont, 'done'), { reason: 'completed' });
+      assert.equal(model.requests.length, 3, 'ask, the tool call after the answer, the final answer');
+    });
+  }
+
+  await t.test("the standalone bundle from the installed package answers the Koa example's question in Chromium", async (t) => {
     if (!state.installed) return t.skip('not installed');
+    // (d) A plain page loads the standalone bundle from the installed package; its card restores the
+    // next session's pending question, the user answers in it, and the provider continues the run.
     const model: ScriptedModel = await startScriptedModel({ fallback: scriptedTurn });
     t.after(() => model.close());
     const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-package-test', ASK_USER_STORE: 'memory' });
-    const example = await startExample(t, consumer, env);
-
-    // (c) The example as a host runs it: a chat pauses on the model's question, the answer continues the run.
-    const chat = await postStream(`${example.url}/api/chat`, { sessionId: 'pkg-node', message: 'ship it' });
-    assert.equal(chat.status, 200, chat.raw);
-    assert.deepEqual(shape(chat), ['message_delta', 'user_input_required', 'done'], chat.raw);
-    const ask = first(chat, 'user_input_required');
-    assert.equal(ask.title, 'Which build should ship?');
-    assert.equal(ask.resumable, true);
-    assert.deepEqual(first(chat, 'done'), { reason: 'paused' });
-    // The example's authorize(): another caller's session is refused.
-    assert.equal((await getJson(`${example.url}/api/interactions/pending?sessionId=other-session`)).status, 403);
-
-    const cont = await postStream(`${example.url}/api/chat/continue`, answerBody('pkg-node', ask.id, ['beta']));
-    assert.equal(cont.status, 200, cont.raw);
-    assert.deepEqual(shape(cont), ['interaction_resolved', 'tool_result', 'tool_result', 'message_delta', 'done'], cont.raw);
-    const results = cont.events.filter((e) => e.event === 'tool_result').map((e) => [e.data.name, e.data.content]);
-    assert.deepEqual(results[0], ['ask_user', '{"selections":["beta"],"customInput":"","cancelled":false}']);
-    assert.deepEqual(results[1], [HOST_TOOL.name, HOST_TOOL.output], "the host's own tool (myTools) ran");
-    assert.deepEqual(first(cont, 'done'), { reason: 'completed' });
-    assert.equal(model.requests.length, 3, 'ask, the tool call after the answer, the final answer');
-
-    // (d) A plain page loads the standalone bundle from the installed package; its card restores the
-    // next session's pending question, the user answers in it, and the provider continues the run.
+    const example = await startExample(t, consumer, env, serverFile('koa'));
     const paused = await postStream(`${example.url}/api/chat`, { sessionId: 'pkg-page', message: 'ship it' });
     assert.deepEqual(first(paused, 'done'), { reason: 'paused' });
     writeFileSync(join(consumer, 'standalone.html'), standalonePage(`/node_modules/ask-user-kit/${STANDALONE}`, 'pkg-page'));
@@ -466,7 +520,11 @@ test('the packed package installs offline into a consumer project and works ther
       ],
     });
     t.after(() => browser.close());
-    const tab = await browser.newPage();
+    // The owner's browser: the host's login knows it by its cookie.
+    const context = await browser.newContext();
+    const [cookieName, cookieValue] = OWNER_COOKIE.split('=') as [string, string];
+    await context.addCookies([{ name: cookieName, value: cookieValue, url: page.url }]);
+    const tab = await context.newPage();
     const errors: string[] = [];
     const elsewhere: string[] = [];
     tab.on('pageerror', (e) => errors.push(e.message));

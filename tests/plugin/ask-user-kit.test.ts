@@ -219,6 +219,7 @@ describe('createAskUserKit', () => {
       'isAskUserError',
       'memoryAuditLogger',
       'openStore',
+      'parseStoreUrl',
       'pendingInteractionSchema',
       'requestIdSchema',
       'sessionIdSchema',

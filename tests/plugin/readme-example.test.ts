@@ -41,6 +41,13 @@ const HOST =
   'declare const myTools: LoopTool[];\ndeclare function ownsSession(user: unknown, sessionId: string): boolean;\n' +
   'declare global { namespace Express { interface Request { user?: { id: string } } } }\n';
 
+/** The host's login middleware, in each framework's type. */
+const LOGIN: Record<string, string> = {
+  '## Drop it into your Koa agent server': "declare const login: import('koa').Middleware;\n",
+  '### On Express 5': "declare const login: import('express').RequestHandler;\n",
+  '### On Hono (and any Fetch-API host)': "declare const login: import('hono').MiddlewareHandler;\n",
+};
+
 for (const heading of ['## Drop it into your Koa agent server', '### On Express 5', '### On Hono (and any Fetch-API host)']) {
   test(`the README example "${heading}" type-checks against the plugin sources`, () => {
     let source = example(heading);
@@ -49,7 +56,7 @@ for (const heading of ['## Drop it into your Koa agent server', '### On Express 
     const dir = mkdtempSync(join(root, 'tests/plugin/.readme-'));
     try {
       const file = join(dir, 'example.ts');
-      writeFileSync(file, HOST + source);
+      writeFileSync(file, HOST + LOGIN[heading] + source);
       // TypeScript 7 has no compiler API in JavaScript: run its tsc on a config that extends the project's.
       const config = { extends: join(root, 'tsconfig.json'), compilerOptions: { noEmit: true }, include: [], files: [file] };
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config));
