@@ -330,20 +330,20 @@ function fieldTemplate(v: QuestionView, on: CardHandlers): TemplateResult {
   const placeholder = req.placeholder ?? (mode === 'text' ? s.textPlaceholder : directory ? s.directoryPlaceholder : nothing);
   const describedBy = ids(req.description && `${p}description`, hint && `${p}hint`, error && `${p}error-customInput`);
   const invalid = error ? 'true' : nothing;
+  // No minlength or maxlength: the browser counts UTF-16 units, §9.1 code points; typed-text.ts holds the text.
   const control =
     mode === 'text'
       ? html`<textarea
           part="field"
           id="${p}field"
           rows="4"
-          minlength=${req.minLength ?? nothing}
-          maxlength=${req.maxLength ?? MAX_CUSTOM_INPUT}
           placeholder=${placeholder}
           aria-labelledby="${p}title"
           aria-describedby=${describedBy}
           aria-invalid=${invalid}
           .value=${live(v.draft.text)}
           @input=${on.text}
+          @compositionend=${on.text}
         ></textarea>`
       : html`<input
           part="field"
@@ -357,14 +357,13 @@ function fieldTemplate(v: QuestionView, on: CardHandlers): TemplateResult {
           spellcheck=${directory ? 'false' : nothing}
           autocomplete="off"
           autocapitalize=${directory ? 'off' : nothing}
-          minlength=${req.minLength ?? nothing}
-          maxlength=${req.maxLength ?? (directory ? MAX_CUSTOM_INPUT : nothing)}
           aria-labelledby="${p}title"
           aria-describedby=${describedBy}
           aria-invalid=${invalid}
           .value=${live(v.draft.text)}
           @input=${on.text}
           @change=${on.text}
+          @compositionend=${on.text}
         />`;
   return html`${control} ${hintOf(hint, `${p}hint`)} ${errorOf(v, 'customInput', error)}`;
 }
@@ -379,13 +378,12 @@ function otherTemplate(v: QuestionView, on: CardHandlers): TemplateResult {
       part="custom-input"
       id="${p}other"
       rows="2"
-      minlength=${req.minLength ?? nothing}
-      maxlength=${req.maxLength ?? MAX_CUSTOM_INPUT}
       placeholder=${req.placeholder ?? v.s.otherPlaceholder}
       aria-describedby=${ids(hint && `${p}other-hint`, error && `${p}error-customInput`)}
       aria-invalid=${error ? 'true' : nothing}
       .value=${live(v.draft.other)}
       @input=${on.other}
+      @compositionend=${on.other}
     ></textarea>
     ${hintOf(hint, `${p}other-hint`)} ${errorOf(v, 'customInput', error)}
   </div>`;

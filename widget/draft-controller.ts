@@ -7,6 +7,7 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { Answer } from '../plugin/contract/schema.js';
 import type { InvalidAnswer } from './card-state.js';
 import { checkForm } from './answer-checks.js';
+import { typedText } from './typed-text.js';
 import { chooseOption, initialDraft, questionsOf, readForm, type AnswerDraft, type AskUserRequest, type Question } from './read-answer.js';
 
 /** What the rules make of the answer the controls hold: the answer to send, or the first refused question. */
@@ -40,8 +41,8 @@ export class DraftController implements ReactiveController {
     const { value, checked } = e.target as HTMLInputElement;
     this._set(e, (q, d) => chooseOption(q.mode, d, value, checked));
   };
-  readonly text = (e: Event): void => this._set(e, (_, d) => ({ ...d, text: (e.target as HTMLInputElement).value }));
-  readonly other = (e: Event): void => this._set(e, (_, d) => ({ ...d, other: (e.target as HTMLTextAreaElement).value }));
+  readonly text = (e: Event): void => this._set(e, (q, d) => ({ ...d, text: typedText(e, q.maxLength) }));
+  readonly other = (e: Event): void => this._set(e, (q, d) => ({ ...d, other: typedText(e, q.maxLength) }));
 
   /** The answer the controls hold. */
   read(req: AskUserRequest): Answer {
