@@ -198,6 +198,18 @@ describe("README.md's widget snippet, as written, in Chromium at 375 px", () => 
         const isDone = (v: unknown) => (v as { event?: string } | null)?.event === 'done';
         while (!logged.some(isDone) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         assert.ok(logged.some(isDone), `the snippet logged the continuation through to done; logged: ${JSON.stringify(logged)}`);
+        // The snippet tells the card how the run ended: its receipt no longer says "continuing".
+        const reason = (logged.find(isDone) as { data: { reason: 'completed' | 'paused' | 'cancelled' | 'error' } }).data.reason;
+        const ended = {
+          completed: strings.runCompleted,
+          paused: strings.runPaused,
+          cancelled: strings.runCancelled,
+          error: strings.runError,
+        };
+        const note = await card.locator('[part~="receipt-note"]').elementHandle();
+        await page.waitForFunction(([el, text]) => (el as HTMLElement).innerText.trim() === text, [note, ended[reason]] as const, {
+          timeout: 10_000,
+        });
         assert.deepEqual(pageErrors, [], 'no errors on the page');
         // The server's own record: the answer it accepted is the one the card sent.
         const traced = server.demo
