@@ -5,7 +5,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import type { ParameterizedContext } from 'koa';
+import type { Request as ExpressRequest } from 'express';
 import { createAskUserKit, allowAnyCaller, memoryAuditLogger } from '../../plugin/index.js';
+import { koaChat, koaRoutes } from '../../plugin/adapters/koa.js';
+import { expressRoutes } from '../../plugin/adapters/express.js';
 import { answer, readSse, startApp } from './harness.js';
 
 function captureWarnings(): { lines: string[]; restore(): void } {
@@ -22,6 +26,28 @@ describe('an authorization policy is required', () => {
       () => createAskUserKit({ logger: memoryAuditLogger() }),
       (err: Error) => err instanceof TypeError && /authorize/.test(err.message) && /allowAnyCaller/.test(err.message),
     );
+  });
+
+  it("authorize's first argument is the adapter's request type: a kit typed for one adapter does not fit another", async () => {
+    const forKoa = createAskUserKit({
+      logger: memoryAuditLogger(),
+      authorize: (ctx: ParameterizedContext, id) => ctx.get('x-user') === id,
+    });
+    const forExpress = createAskUserKit({ logger: memoryAuditLogger(), authorize: (req: ExpressRequest, id) => req.get('x-user') === id });
+    try {
+      assert.equal(typeof koaRoutes(forKoa), 'function');
+      assert.equal(typeof expressRoutes(forExpress), 'function');
+      // @ts-expect-error -- an Express policy would be handed Koa's context.
+      assert.equal(typeof koaRoutes(forExpress), 'function');
+      // Without a runtime there is no chat to serve: said at once, not on the first request.
+      assert.throws(
+        () => koaChat(forKoa),
+        (err: Error) => err instanceof TypeError && /runtime/.test(err.message),
+      );
+    } finally {
+      await forKoa.close();
+      await forExpress.close();
+    }
   });
 
   it('allowAnyCaller is logged once when the kit first serves (routes or chat), and a real policy is not logged', async () => {
