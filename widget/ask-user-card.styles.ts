@@ -236,6 +236,11 @@ export const cardStyles = css`
   .preview-body {
     white-space: pre-wrap;
   }
+  /* A long code line widens its code box, and the preview (which takes focus) scrolls, rather than running past the box. */
+  .preview-body pre {
+    width: max-content;
+    min-width: 100%;
+  }
   .preview-title {
     font-weight: 600;
     margin-bottom: 0.375em;
@@ -361,10 +366,12 @@ export const cardStyles = css`
     flex-wrap: wrap;
     gap: 0.5rem;
   }
+  /* 44px: the smallest target a finger hits reliably (WCAG 2.5.5, Apple's guidelines). */
   button,
   .button {
     font: inherit;
     font-weight: 600;
+    min-height: 44px;
     border-radius: calc(var(--_radius) * 0.5);
     padding: 0.4375rem 1rem;
     cursor: pointer;
@@ -372,7 +379,10 @@ export const cardStyles = css`
     background: var(--_c-field);
     color: var(--_c-fg);
   }
+  /* A link drawn as a button centres its words in that height, as a button does. */
   .button {
+    display: inline-flex;
+    align-items: center;
     text-decoration: none;
   }
   .primary {

@@ -59,6 +59,7 @@ interface QuestionView {
   previewed?: string;
   invalid?: InvalidAnswer;
   s: AskUserStrings;
+  locale: AskUserLocale;
 }
 
 const ids = (...parts: Array<string | false | undefined>) => parts.filter(Boolean).join(' ') || nothing;
@@ -85,10 +86,22 @@ function boundsHint({ q: req, s }: QuestionView, kind: 'selections' | 'length' |
   const values = boundValues(kind, req);
   const hasMin = (kind === 'value' ? req.min : values.min) !== undefined;
   const key = hasMin ? (values.max !== undefined ? both : lo) : values.max !== undefined ? hi : undefined;
-  // stepHint starts with its own separator ("，步长 0.5", ". In steps of 0.5").
-  return (key ? formatMessage(s[key], values) : '') + (kind === 'value' && req.step ? formatMessage(s.stepHint, values) : '');
+  const bound = key ? formatMessage(s[key], values) : '';
+  // stepHint starts with its own separator ("，步长 0.5", ". In steps of 0.5"), dropped when it comes first.
+  const step = kind === 'value' && req.step ? formatMessage(s.stepHint, values) : '';
+  return bound ? bound + step : step.replace(/^[\s,.;，。；]+/, '');
 }
-const join = (...parts: string[]) => parts.filter(Boolean).join(' ');
+
+/**
+ * A hint of several sentences, each ended as the locale ends one ("…or -3.5. From 1 to 9." /
+ * "…或 -3.5。范围 1 至 9。"); a hint of one sentence stays as written, as every other hint of the card.
+ */
+function sentences(locale: AskUserLocale, ...parts: string[]): string {
+  const said = parts.filter(Boolean);
+  if (said.length < 2) return said.join('');
+  const [stop, space] = locale === 'en' ? ['.', ' '] : ['。', ''];
+  return said.map((part) => (/[.!?。！？]$/.test(part) ? part : part + stop)).join(space);
+}
 
 /**
  * The read-only receipt. One template for the live card and for a host redrawing a question that closed
@@ -176,7 +189,11 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
   const busy = v.phase === 'submitting';
   const qs = req.questions;
   const question = (q: Question, i: number) =>
-    questionTemplate({ q, p: qs ? `q${i}-` : '', draft: v.drafts[i]!, previewed: v.previewed[i], invalid: v.invalid[i], s }, on, i);
+    questionTemplate(
+      { q, p: qs ? `q${i}-` : '', draft: v.drafts[i]!, previewed: v.previewed[i], invalid: v.invalid[i], s, locale: v.locale },
+      on,
+      i,
+    );
   const host = linkHost(req);
   return html`<form
     part="form"
@@ -326,9 +343,17 @@ function fieldTemplate(v: QuestionView, on: CardHandlers): TemplateResult {
   const directory = mode === 'directory';
   const error = errorText(v, 'customInput');
   const modeHint = mode === 'number' ? s.numberHint : mode === 'date' ? s.dateHint : mode === 'directory' ? s.directoryHint : '';
-  const hint = error ? '' : join(modeHint, boundsHint(v, mode === 'number' || mode === 'date' ? 'value' : 'length'));
-  const placeholder = req.placeholder ?? (mode === 'text' ? s.textPlaceholder : directory ? s.directoryPlaceholder : nothing);
-  const describedBy = ids(req.description && `${p}description`, hint && `${p}hint`, error && `${p}error-customInput`);
+  const hint = error ? '' : sentences(v.locale, modeHint, boundsHint(v, mode === 'number' || mode === 'date' ? 'value' : 'length'));
+  // A date field never shows a placeholder: the question's is a visible hint instead, kept beside an error.
+  const dateHint = mode === 'date' ? (req.placeholder ?? '') : '';
+  const placeholder =
+    mode === 'date' ? nothing : (req.placeholder ?? (mode === 'text' ? s.textPlaceholder : directory ? s.directoryPlaceholder : nothing));
+  const describedBy = ids(
+    req.description && `${p}description`,
+    dateHint && `${p}placeholder`,
+    hint && `${p}hint`,
+    error && `${p}error-customInput`,
+  );
   const invalid = error ? 'true' : nothing;
   // No minlength or maxlength: the browser counts UTF-16 units, §9.1 code points; typed-text.ts holds the text.
   const control =
@@ -365,7 +390,7 @@ function fieldTemplate(v: QuestionView, on: CardHandlers): TemplateResult {
           @change=${on.text}
           @compositionend=${on.text}
         />`;
-  return html`${control} ${hintOf(hint, `${p}hint`)} ${errorOf(v, 'customInput', error)}`;
+  return html`${control} ${hintOf(dateHint, `${p}placeholder`)} ${hintOf(hint, `${p}hint`)} ${errorOf(v, 'customInput', error)}`;
 }
 
 function otherTemplate(v: QuestionView, on: CardHandlers): TemplateResult {

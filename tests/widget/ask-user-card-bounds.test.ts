@@ -251,6 +251,23 @@ describe('§9.1 bounds on the native controls', () => {
     deepEqual(attrs($(plain.card, '#field'), 'min', 'max', 'step'), { min: null, max: null, step: 'any' }, 'no bounds');
   });
 
+  it('number: the hint’s sentences are punctuated, in English and in Chinese', async () => {
+    const hints: Array<[Partial<AskUserRequest>, 'en' | 'zh-CN', string]> = [
+      [{}, 'en', 'Enter a number, such as 42 or -3.5'],
+      [{ min: 1, max: 9 }, 'en', 'Enter a number, such as 42 or -3.5. From 1 to 9.'],
+      [{ min: 1, max: 9, step: 0.5 }, 'en', 'Enter a number, such as 42 or -3.5. From 1 to 9. In steps of 0.5.'],
+      [{ step: 0.5 }, 'en', 'Enter a number, such as 42 or -3.5. In steps of 0.5.'],
+      [{}, 'zh-CN', '请输入数字，例如 42 或 -3.5'],
+      [{ min: 1, max: 9 }, 'zh-CN', '请输入数字，例如 42 或 -3.5。范围 1 至 9。'],
+      [{ min: 1, max: 9, step: 0.5 }, 'zh-CN', '请输入数字，例如 42 或 -3.5。范围 1 至 9，步长 0.5。'],
+      [{ step: 0.5 }, 'zh-CN', '请输入数字，例如 42 或 -3.5。步长 0.5。'],
+    ];
+    for (const [bounds, locale, hint] of hints) {
+      const { card } = await mount(number(bounds), { locale });
+      equal(textOf(card, '#hint'), hint, `${locale} ${JSON.stringify(bounds)}`);
+    }
+  });
+
   it('date: min and max', async () => {
     const { card } = await mount(date({ min: '2026-01-01', max: '2026-12-31' }));
     deepEqual(attrs($(card, '#field'), 'min', 'max'), { min: '2026-01-01', max: '2026-12-31' });

@@ -5,7 +5,7 @@
  */
 import { describe, it, afterEach } from './helpers/bdd.js';
 import { checkA11y } from './helpers/axe.js';
-import { deepEqual, equal } from './helpers/expect.js';
+import { assert, deepEqual, equal } from './helpers/expect.js';
 import {
   $,
   $$,
@@ -23,6 +23,7 @@ import {
   single,
   submit,
   text,
+  textOf,
   toggle,
 } from './helpers/card-fixtures.js';
 import type { AskUserCard } from '../../widget/ask-user-card.js';
@@ -118,8 +119,8 @@ describe('§9.1 default pre-fills the form', () => {
 });
 
 describe('§9.1 placeholder', () => {
-  it('is the hint of an empty text, number, date or directory field, never its value', async () => {
-    for (const mode of ['text', 'number', 'date', 'directory'] as const) {
+  it('is the hint of an empty text, number or directory field, never its value', async () => {
+    for (const mode of ['text', 'number', 'directory'] as const) {
       const { card, calls } = await mount(request({ mode, placeholder: '例如 42' }));
       const field = $<HTMLInputElement>(card, '#field');
       equal(field.getAttribute('placeholder'), '例如 42', `${mode} placeholder`);
@@ -131,6 +132,24 @@ describe('§9.1 placeholder', () => {
     equal($((await mount(text())).card, '#field').getAttribute('placeholder'), '请输入回答', 'text');
     equal($((await mount(directory())).card, '#field').getAttribute('placeholder'), 'src/components', 'directory');
     equal($((await mount(number())).card, '#field').hasAttribute('placeholder'), false, 'number');
+  });
+
+  it('shows on a date field, which has no placeholder of its own, as a hint the field is described by', async () => {
+    const { card, calls } = await mount(date({ placeholder: '项目上线的日期', min: '2026-01-01' }));
+    const field = $<HTMLInputElement>(card, '#field');
+    equal(field.hasAttribute('placeholder'), false, 'no placeholder the date field would ignore');
+    const hint = $(card, '#placeholder');
+    equal(hint.textContent, '项目上线的日期', 'the hint');
+    assert(hint.getBoundingClientRect().height > 0, 'the hint is shown');
+    deepEqual(
+      field.getAttribute('aria-describedby')?.split(' '),
+      ['placeholder', 'hint'],
+      'the field is described by it, then by its own hint',
+    );
+    await submit(card);
+    deepEqual(calls, [], 'the placeholder is not an answer');
+    equal(textOf(card, '#placeholder'), '项目上线的日期', 'still shown beside the error');
+    await checkA11y(card, 'a date with a placeholder, refused');
   });
 
   it('is the hint of the Other box', async () => {

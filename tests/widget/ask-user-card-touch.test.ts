@@ -15,6 +15,7 @@ import {
   date,
   directory,
   has,
+  link,
   mount,
   multiple,
   number,
@@ -214,5 +215,35 @@ describe('a late answer (409 already_answered) says it was not used', () => {
     $<HTMLButtonElement>(card, '[part~="retry-button"]').click();
     await until(() => has(card, '[part~="receipt"]'), 'receipt');
     excludes(textOf(card, '[part~="receipt"]'), STRINGS['zh-CN'].lateAnswerNotUsed, 'receipt');
+  });
+});
+
+describe('targets a finger hits', () => {
+  /** Height of the card's element at `selector`, as laid out. */
+  const height = (card: AskUserCard, selector: string) => $(card, selector).getBoundingClientRect().height;
+
+  it('every button is at least 44px tall: submit, cancel, retry, and the link card’s open link and decline', async () => {
+    const { card } = await mount(single(), { onSubmit: () => Promise.reject(new TypeError('network down')) });
+    await pick(card, '直接实现');
+    await submit(card);
+    await until(() => has(card, '[part~="retry-button"]'), 'retry');
+    for (const part of ['submit-button', 'cancel-button', 'retry-button']) {
+      const h = height(card, `[part~="${part}"]`);
+      assert(h >= 44, `${part} is ${h}px tall`);
+    }
+    const linked = await mount(link());
+    for (const part of ['open-link', 'cancel-button']) {
+      const h = height(linked.card, `[part~="${part}"]`);
+      assert(h >= 44, `the link card's ${part} is ${h}px tall`);
+    }
+    // The link's words sit in the middle of its height, as a button's do.
+    const a = $(linked.card, '[part~="open-link"]').getBoundingClientRect();
+    const words = document.createRange();
+    words.selectNodeContents($(linked.card, '[part~="open-link"]'));
+    const w = words.getBoundingClientRect();
+    assert(
+      Math.abs(w.top - a.top - (a.bottom - w.bottom)) <= 1,
+      `the words are centred (${w.top - a.top}px above, ${a.bottom - w.bottom}px below)`,
+    );
   });
 });

@@ -152,3 +152,17 @@ describe('option previews', () => {
     });
   }
 });
+
+describe('a long code line in a preview', () => {
+  it('stays inside its code box on a phone-wide card; the preview, which takes focus, scrolls instead', async () => {
+    const line = `image: registry.example.com/team/service:${'0123456789'.repeat(12)}`;
+    const { card } = await mount(single({ options: [{ id: 'a', label: 'A', preview: `\`\`\`yaml\n${line}\n\`\`\`` }], default: 'a' }));
+    card.style.width = '360px';
+    const pre = await until(() => card.shadowRoot!.querySelector('.preview-body pre'), 'the code block');
+    assert(pre.scrollWidth <= pre.clientWidth, `the code runs past its box (${pre.scrollWidth}px of text in ${pre.clientWidth}px)`);
+    const box = preview(card);
+    assert(box.scrollWidth > box.clientWidth, 'the preview scrolls sideways to the end of the line');
+    equal(box.tabIndex, 0, 'the preview takes focus, so keys scroll it');
+    await checkA11y(card, 'a preview with a long code line');
+  });
+});
