@@ -6,8 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { historyProblem } from './strict-history.js';
-import { responsesBodyToChat, turnToResponse, turnToResponseEvents } from './responses-wire.js';
+import { historyProblem, responsesInputProblem } from './strict-history.js';
+import { replyOptionsOf, responsesBodyToChat, turnToResponse, turnToResponseEvents } from './responses-wire.js';
 
 export interface ScriptedToolCall {
   /** Tool call id; generated (`call_<n>`) when omitted. */
@@ -28,6 +28,8 @@ export interface ScriptedTurn {
   failStatus?: number;
   /** The error body's message with `failStatus` (some endpoints echo the refused key in it). */
   failMessage?: string;
+  /** The error body's `param` with `failStatus` (the request field it refused, as OpenAI names it). */
+  failParam?: string;
   /** Streamed only after this settles, so a test can hold a run mid-flight. */
   hold?: Promise<unknown>;
   /** Pause after each streamed text piece, so a person watching sees text arrive. @default 0 */
@@ -39,6 +41,13 @@ export interface ScriptedTurn {
   raw?: Array<Record<string, unknown> | string>;
   /** With `raw`: end the stream without `data: [DONE]`. On the Responses API: end it without `response.completed`. */
   noDone?: boolean;
+  /**
+   * Responses API: a reasoning model's reasoning before the reply, as a reasoning item with this summary
+   * text (empty: no summary); its encrypted content comes only when the request asks for it (`include`).
+   */
+  reasoning?: string;
+  /** Responses API: end the stream cleanly after this many events (no `response.completed` unless it fits). */
+  cutAt?: number;
   /** Answer a streaming request with this plain JSON body, as some proxies do. */
   json?: Record<string, unknown>;
   /** Send the headers, then nothing more until the client goes away (a silent upstream). */
@@ -155,9 +164,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(parts).toString('utf8'));
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type = 'invalid_request_error') {
+function sendError(res: ServerResponse, status: number, message: string, type = 'invalid_request_error', param: string | null = null) {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { message, type, code: null, param: null } }));
+  res.end(JSON.stringify({ error: { message, type, code: null, param } }));
 }
 
 export async function startChatCompletionsServer(options: ChatCompletionsServerOptions): Promise<ChatCompletionsServer> {
@@ -177,6 +186,11 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
       sendError(res, 400, 'request body is not JSON');
       return;
     }
+    const refused = strict && responses ? responsesInputProblem(body) : undefined;
+    if (refused) {
+      sendError(res, refused.status, refused.message, 'invalid_request_error', 'input');
+      return;
+    }
     const problem = strict && Array.isArray(body.messages) ? historyProblem(body.messages) : undefined;
     if (problem) {
       sendError(res, 400, `invalid history: ${problem}`);
@@ -190,13 +204,13 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
       return;
     }
     if (turn.failStatus) {
-      sendError(res, turn.failStatus, turn.failMessage ?? `scripted failure ${turn.failStatus}`, 'server_error');
+      sendError(res, turn.failStatus, turn.failMessage ?? `scripted failure ${turn.failStatus}`, 'server_error', turn.failParam ?? null);
       return;
     }
     if (!body.stream) {
       if (turn.hold) await turn.hold;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(responses ? turnToResponse(turn, body.model) : turnToCompletion(turn, body.model)));
+      res.end(JSON.stringify(responses ? turnToResponse(turn, body.model, replyOptionsOf(body)) : turnToCompletion(turn, body.model)));
       return;
     }
     if (turn.json) {
@@ -215,7 +229,7 @@ export async function startChatCompletionsServer(options: ChatCompletionsServerO
       return;
     }
     if (responses) {
-      const events = turnToResponseEvents(turn, body.model, turn.noDone === true);
+      const events = turnToResponseEvents(turn, body.model, turn.noDone === true, replyOptionsOf(body));
       res.write(`event: ${events[0]!.type}\ndata: ${JSON.stringify(events[0])}\n\n`);
       if (turn.hold) await turn.hold;
       for (const e of events.slice(1)) {

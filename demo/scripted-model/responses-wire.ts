@@ -47,9 +47,50 @@ function pieces(text: string, size: number): string[] {
   return out;
 }
 
-/** The output items a turn stands for: a message with its text, then one function_call per tool call. */
-function outputItems(turn: ScriptedTurn): Item[] {
+/**
+ * The encrypted content the scripted model gives a reasoning item: opaque to the client, but the model
+ * can tell its own (strict-history.ts refuses any other), as the real API verifies what it issued.
+ */
+export const encryptReasoning = (id: string, summary: string) =>
+  `enc_${Buffer.from(JSON.stringify({ id, summary }), 'utf8').toString('base64url')}`;
+
+/** The reasoning item id an encrypted content was issued for, or undefined when it is not the model's own. */
+export function decryptReasoning(content: string): { id: string; summary: string } | undefined {
+  if (!content.startsWith('enc_')) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(content.slice(4), 'base64url').toString('utf8'));
+    return typeof parsed?.id === 'string' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the request asked of the reply's form: encrypted reasoning (`include`). */
+export interface ReplyOptions {
+  encryptedReasoning?: boolean;
+}
+
+/** What a Responses request asks for, read from its body. */
+export const replyOptionsOf = (body: Record<string, any>): ReplyOptions => ({
+  encryptedReasoning: Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content'),
+});
+
+/**
+ * The output items a turn stands for: its reasoning (a reasoning model's first item; encrypted content
+ * only when asked for), a message with its text, then one function_call per tool call.
+ */
+function outputItems(turn: ScriptedTurn, options: ReplyOptions = {}): Item[] {
   const items: Item[] = [];
+  if (turn.reasoning !== undefined) {
+    const id = nextId('rs');
+    items.push({
+      type: 'reasoning',
+      id,
+      summary: turn.reasoning ? [{ type: 'summary_text', text: turn.reasoning }] : [],
+      encrypted_content: options.encryptedReasoning ? encryptReasoning(id, turn.reasoning) : null,
+      status: 'completed',
+    });
+  }
   if (turn.text) {
     items.push({
       type: 'message',
@@ -86,15 +127,18 @@ const responseObject = (id: string, model: string, status: string, output: Item[
 });
 
 /** The whole Response object for a non-streaming request, or a proxy that answers with JSON. */
-export function turnToResponse(turn: ScriptedTurn, model: string): Record<string, unknown> {
-  return responseObject(nextId('resp'), model, 'completed', outputItems(turn));
+export function turnToResponse(turn: ScriptedTurn, model: string, options: ReplyOptions = {}): Record<string, unknown> {
+  return responseObject(nextId('resp'), model, 'completed', outputItems(turn, options));
 }
 
-/** The stream events for `turn`; without `response.completed` when `cut`. */
-export function turnToResponseEvents(turn: ScriptedTurn, model: string, cut = false): Item[] {
+/**
+ * The stream events for `turn`; without `response.completed` when `cut`, and only the first `turn.cutAt`
+ * events when it says so (a stream that ends cleanly anywhere, inside a call's arguments too).
+ */
+export function turnToResponseEvents(turn: ScriptedTurn, model: string, cut = false, options: ReplyOptions = {}): Item[] {
   const id = nextId('resp');
   const size = Math.max(1, turn.chunkSize ?? 7);
-  const items = outputItems(turn);
+  const items = outputItems(turn, options);
   const events: Item[] = [{ type: 'response.created', response: responseObject(id, model, 'in_progress', []) }];
   const calls: Array<{ item: Item; index: number; args: string[] }> = [];
   items.forEach((item, index) => {
@@ -110,6 +154,14 @@ export function turnToResponseEvents(turn: ScriptedTurn, model: string, cut = fa
           logprobs: [],
         });
       }
+      events.push({ type: 'response.output_item.done', output_index: index, item });
+    } else if (item.type === 'reasoning') {
+      // The added item's encrypted content may be incomplete (the SDK says to use the done item's).
+      events.push({
+        type: 'response.output_item.added',
+        output_index: index,
+        item: { ...item, encrypted_content: null, status: 'in_progress' },
+      });
       events.push({ type: 'response.output_item.done', output_index: index, item });
     } else calls.push({ item, index, args: pieces(item.arguments, size) });
   });
@@ -138,5 +190,6 @@ export function turnToResponseEvents(turn: ScriptedTurn, model: string, cut = fa
     for (const c of calls) events.push(added(c), ...c.args.map((p) => delta(c, p)), ...done(c));
   }
   if (!cut) events.push({ type: 'response.completed', response: responseObject(id, model, 'completed', items) });
-  return events.map((e, sequence_number) => ({ ...e, sequence_number }));
+  const sent = turn.cutAt !== undefined ? events.slice(0, turn.cutAt) : events;
+  return sent.map((e, sequence_number) => ({ ...e, sequence_number }));
 }

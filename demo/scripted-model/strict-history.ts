@@ -1,8 +1,11 @@
 /**
  * The checks strict OpenAI-compatible endpoints make on a request's history, so the scripted model
  * refuses what they refuse: every tool call answered by exactly one tool message before the next
- * non-tool message, no tool message for an unknown call, no assistant turn with neither text nor calls.
+ * non-tool message, no tool message for an unknown call, no assistant turn with neither text nor calls;
+ * and on the Responses API, the reasoning-item rules of `responsesInputProblem`.
  */
+import { decryptReasoning } from './responses-wire.js';
+
 type Message = { role: string; [field: string]: any };
 
 /** What is wrong with `messages`, or undefined when a strict endpoint would take them. */
@@ -38,4 +41,44 @@ function answersOpenCall(messages: readonly Message[], at: number): boolean {
   const owner = messages[i];
   if (owner?.role !== 'assistant' || !Array.isArray(owner.tool_calls)) return false;
   return owner.tool_calls.some((c: { id?: string }) => c.id === messages[at]!.tool_call_id);
+}
+
+/** A Responses request the real API refuses, with the status it answers and its words. */
+export interface InputRefusal {
+  status: number;
+  message: string;
+}
+
+type Item = Record<string, any>;
+
+const isReply = (item: Item | undefined) => item?.type === 'function_call' || item?.type === 'message' || item?.role === 'assistant';
+
+/**
+ * What the Responses API refuses in `input` about reasoning items: one not followed by what it produced
+ * (400), one sent by id alone when `store` is false so nothing was kept to find it by (404), and encrypted
+ * content it did not issue (400). Reasoning items are checked as the API checks them; a dropped one is
+ * not an error there (a function_call sent without its item id names no reasoning), so not here either.
+ */
+export function responsesInputProblem(body: Record<string, unknown>): InputRefusal | undefined {
+  const input: Item[] = Array.isArray(body.input) ? body.input : [];
+  for (let i = 0; i < input.length; i++) {
+    const item = input[i]!;
+    if (item.type !== 'reasoning') continue;
+    let next = i + 1;
+    while (input[next]?.type === 'reasoning') next++;
+    if (!isReply(input[next])) {
+      return { status: 400, message: `Item '${item.id}' of type 'reasoning' was provided without its required following item.` };
+    }
+    if (typeof item.encrypted_content === 'string') {
+      if (decryptReasoning(item.encrypted_content)?.id !== item.id) {
+        return { status: 400, message: `The encrypted content for item ${item.id} could not be verified.` };
+      }
+    } else if (body.store === false) {
+      return {
+        status: 404,
+        message: `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+      };
+    }
+  }
+  return undefined;
 }

@@ -6,6 +6,7 @@
 import type { ModelMessage, ToolModelMessage, ToolResultPart } from 'ai';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { AiRunState } from './ai-run-state.js';
+import { base64Bytes, formatBytes } from '../loop/tool-content.js';
 
 /** Tool call ids of one assistant message, in the order the model made them. */
 export function callIdsOf(message: ModelMessage): string[] {
@@ -53,9 +54,23 @@ export function resultText(part: ToolResultPart): { content: string; isError: bo
       return { content: JSON.stringify(out.value), isError: true };
     case 'execution-denied':
       return { content: out.reason ?? 'Tool call execution denied.', isError: true };
+    case 'content':
+      // Files are described, never echoed: a tool_result event carries no base64.
+      return { content: out.value.map(describeContentPart).join('\n'), isError: false };
     default:
-      return { content: JSON.stringify(out.value), isError: false };
+      return { content: JSON.stringify((out as { value?: unknown }).value ?? null), isError: false };
   }
+}
+
+type ContentPart = Extract<ToolResultPart['output'], { type: 'content' }>['value'][number];
+
+/** A content part of a tool result as text: its text, or a line saying what file was there. */
+function describeContentPart(part: ContentPart): string {
+  if (part.type === 'text') return part.text;
+  const media = ('mediaType' in part ? part.mediaType : undefined) ?? 'unknown type';
+  const data = part.type === 'file' && part.data.type === 'data' ? part.data.data : part.type === 'file-data' ? part.data : undefined;
+  const kind = media.startsWith('image') ? 'image' : 'file';
+  return `[${kind} ${media}${typeof data === 'string' ? `, ${formatBytes(base64Bytes(data))}` : ''}]`;
 }
 
 /**

@@ -57,7 +57,15 @@ export interface AgentLoopOptions {
    * built from the stored history on every call, no `previous_response_id`). @default 'chat'
    */
   api?: ModelApi;
-  /** Extra request fields (temperature, …), passed to whichever API as given. */
+  /**
+   * Let the provider keep each Responses API turn (`store: true`). Off, every request says `store: false`,
+   * so nothing of the run (users' answers included) is kept on the provider's side by default; a reasoning
+   * model's reasoning then travels encrypted in the run's own history (`include:
+   * ['reasoning.encrypted_content']`, dropped for a model whose endpoint refuses it). Responses API only.
+   * @default false
+   */
+  responsesStore?: boolean;
+  /** Extra request fields (temperature, …), passed to whichever API as given (`store` is `responsesStore`'s). */
   request?: Record<string, unknown>;
   /** Longest silence from the model endpoint (before its headers, between chunks) before the run ends with `model_timeout`. @default 120000 */
   modelIdleTimeoutMs?: number;
@@ -115,6 +123,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     request,
     modelIdleTimeoutMs,
     api = 'chat',
+    responsesStore = false,
     stateStore = store,
     onError = (err) => console.error('[ask-user-kit loop]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
   } = options;
@@ -124,7 +133,9 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
   const leases = new RunLeases(stateStore, { ttlMs: leaseTtlMs });
   const index = new PausedIndex(stateStore);
   if (api !== 'chat' && api !== 'responses') throw new TypeError(`api must be 'chat' or 'responses', got ${JSON.stringify(api)}`);
-  const deps = { client, model, registry, coordinator, maxRounds, request, modelIdleTimeoutMs, api, locale };
+  // One per loop: an endpoint that refuses encrypted reasoning is not asked for it again.
+  const responses = { store: responsesStore === true, encryptedReasoning: true };
+  const deps = { client, model, registry, coordinator, maxRounds, request, modelIdleTimeoutMs, api, locale, responses };
 
   // Built once: its JSON Schema is the same for every call, and the SDK only reads it.
   const askTool = askUserChatTool(locale);

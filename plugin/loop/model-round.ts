@@ -15,6 +15,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { ToolCallAccumulator, type AccumulatedToolCall } from './tool-call-accumulator.js';
 import { withUsableIds } from './tool-call-ids.js';
+import { forChatCompletions } from './history-extras.js';
 
 export interface ModelRoundInput {
   client: OpenAI;
@@ -89,7 +90,10 @@ export async function streamModelRound(input: ModelRoundInput): Promise<ModelRou
   const idle = idleGuard(signal, idleTimeoutMs);
   try {
     const { data: stream, response } = await client.chat.completions
-      .create({ ...extra, model, messages, stream: true, ...(tools.length ? { tools } : {}) }, { signal: idle.signal })
+      .create(
+        { ...extra, model, messages: forChatCompletions(messages), stream: true, ...(tools.length ? { tools } : {}) },
+        { signal: idle.signal },
+      )
       .withResponse();
     idle.touch();
     if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {

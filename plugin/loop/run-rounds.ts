@@ -11,7 +11,8 @@ import type { SseSink } from '../core/host.js';
 import type { InterceptResult } from '../core/coordinator.js';
 import type { RuntimeCore } from '../core/runtime.js';
 import { streamModelRound } from './model-round.js';
-import { streamResponsesRound } from './responses-round.js';
+import { streamResponsesRound, type ResponsesWire } from './responses-round.js';
+import { withParts } from './history-extras.js';
 import type { ToolLocale } from '../contract/tool-definition.js';
 import type { ToolCallResult, ToolRegistry } from './tool-registry.js';
 import type { TurnOutcome } from './run-host.js';
@@ -33,6 +34,8 @@ export interface RoundsDeps {
   api?: ModelApi;
   /** Language of ask_user's description (the Responses tool is built per call from it). */
   locale?: ToolLocale;
+  /** How Responses requests are made (`store`, encrypted reasoning); one per loop. @default store false, reasoning asked for */
+  responses?: ResponsesWire;
 }
 
 export type ModelApi = 'chat' | 'responses';
@@ -69,7 +72,9 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<T
         onText: (text: string) => sse.send('message_delta', { text }),
       };
       const out =
-        deps.api === 'responses' ? await streamResponsesRound({ ...call, locale: deps.locale ?? 'zh' }) : await streamModelRound(call);
+        deps.api === 'responses'
+          ? await streamResponsesRound({ ...call, locale: deps.locale ?? 'zh', ...(deps.responses ? { wire: deps.responses } : {}) })
+          : await streamModelRound(call);
       if (sse.signal.aborted) return { kind: 'aborted', count: round };
       if (out.toolCalls.length === 0) {
         messages.push(out.assistant);
@@ -97,7 +102,8 @@ export async function runRounds(deps: RoundsDeps, input: RoundsInput): Promise<T
       for (const call of out.toolCalls) {
         const r = results.get(call.id);
         if (!r) continue; // the paused ask_user call: its result comes with the answer
-        messages.push({ role: 'tool', tool_call_id: r.toolCallId, content: r.content });
+        // Content parts (images, …) stay with the message for the Responses API; Chat Completions gets the text.
+        messages.push(withParts({ role: 'tool', tool_call_id: r.toolCallId, content: r.content }, r.parts));
         sse.send('tool_result', { toolCallId: r.toolCallId, name: r.name, content: r.content, isError: r.isError });
       }
       if (pause?.pause && waiting) return { kind: 'paused', count: round, record: pause.interaction!, event: pause.event! };

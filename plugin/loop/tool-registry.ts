@@ -5,6 +5,9 @@
  */
 import type { SseSink } from '../core/host.js';
 import type { AccumulatedToolCall } from './tool-call-accumulator.js';
+import { toolResultOf, type ToolContentPart } from './tool-content.js';
+
+export type { ToolContentPart } from './tool-content.js';
 
 export interface ToolRunContext {
   sessionId: string;
@@ -19,20 +22,27 @@ export interface LoopTool {
   description: string;
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
-  /** A string result, or `{ content, isError }` for a failure the model should see as such. */
+  /** A string result, or `{ content, isError }`: a failure the model should see as such, or content parts (images, …). */
   run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<string | ToolOutput> | string | ToolOutput;
 }
 
 export interface ToolOutput {
-  content: string;
+  /**
+   * The result as text, or as content parts (text, image, audio, resource, resource link, as an MCP tool
+   * result has them). Each runtime passes on what its API carries and describes the rest in text.
+   */
+  content: string | ToolContentPart[];
   isError?: boolean;
 }
 
 export interface ToolCallResult {
   toolCallId: string;
   name: string;
+  /** The result as text: what a Chat Completions model and the `tool_result` event get (media described). */
   content: string;
   isError: boolean;
+  /** The content parts, when the result has more than text (images, …); the Responses API sends them. */
+  parts?: ToolContentPart[];
 }
 
 /** Arguments as an object, or a message saying what was wrong with them. */
@@ -89,7 +99,7 @@ export class ToolRegistry {
     try {
       const out = await tool.run(parsed.args, ctx);
       if (typeof out === 'string') return { toolCallId: call.id, name: call.name, content: out, isError: false };
-      return { toolCallId: call.id, name: call.name, content: out.content, isError: out.isError === true };
+      return { toolCallId: call.id, name: call.name, ...toolResultOf(out.content), isError: out.isError === true };
     } catch (error) {
       return fail(`${call.name} failed: ${(error as Error).message ?? String(error)}`);
     }
