@@ -31,13 +31,18 @@ export interface MeetingServerOptions {
   requestedSchema?: unknown;
   /** The link `connect_calendar` asks the user to open. @default this server's own sign-in page */
   connectUrl?: string;
+  /** The server's `serverInfo.name`. @default 'demo-meetings' */
+  name?: string;
+  /** How long an elicitation may go without progress from the client (meeting-tools.ts). @default 60000 */
+  elicitTimeoutMs?: number;
 }
 
 const CONNECTED_PAGE =
   '<!doctype html><html lang="en"><meta charset="utf-8"><title>Calendar connected</title>' +
   '<main><h1>Calendar connected / 日历已连接</h1><p>You can close this tab. / 可以关闭此页。</p></main></html>';
 
-export async function startMeetingServer({ requestedSchema = MEETING, connectUrl }: MeetingServerOptions = {}): Promise<MeetingServer> {
+export async function startMeetingServer(options: MeetingServerOptions = {}): Promise<MeetingServer> {
+  const { requestedSchema = MEETING, connectUrl, name, elicitTimeoutMs } = options;
   const results: ElicitResult[] = [];
   const visits: string[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -58,7 +63,13 @@ export async function startMeetingServer({ requestedSchema = MEETING, connectUrl
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => void sessions.set(id, created),
         });
-        const mcp = meetingMcp({ requestedSchema, connectUrl: (id) => connectUrl ?? `${base}/connect/${id}` }, (r) => void results.push(r));
+        const asks = {
+          requestedSchema,
+          connectUrl: (id: string) => connectUrl ?? `${base}/connect/${id}`,
+          ...(name ? { name } : {}),
+          ...(elicitTimeoutMs ? { elicitTimeoutMs } : {}),
+        };
+        const mcp = meetingMcp(asks, (r) => void results.push(r));
         await mcp.connect(created);
         transport = created;
       }

@@ -40,29 +40,47 @@ export interface MeetingAsks {
   requestedSchema: unknown;
   /** The sign-in link of one `connect_calendar` elicitation. */
   connectUrl: (elicitationId: string) => string;
+  /** The server's `serverInfo.name`. @default 'demo-meetings' */
+  name?: string;
+  /**
+   * How long an elicitation may go without a word from the client. The client's progress notifications
+   * (sent while its card is open) start the clock again, so a person may take as long as the card lasts.
+   * @default 60000, the SDK's default
+   */
+  elicitTimeoutMs?: number;
 }
 
+/** A person answers at their own pace: the request stays alive while the client reports progress. */
+const waitingFor = (timeout: number) => ({ timeout, resetTimeoutOnProgress: true, onprogress: () => {} });
+
 /** A server with both tools; `onResult` hears each elicitation's answer before the tool returns. */
-export function meetingMcp({ requestedSchema, connectUrl }: MeetingAsks, onResult: (result: ElicitResult) => void): McpServer {
-  const mcp = new McpServer({ name: 'demo-meetings', version: '1.0.0' });
+export function meetingMcp(asks: MeetingAsks, onResult: (result: ElicitResult) => void): McpServer {
+  const { requestedSchema, connectUrl, name = 'demo-meetings', elicitTimeoutMs = 60_000 } = asks;
+  const mcp = new McpServer({ name, version: '1.0.0' });
   mcp.registerTool('book_meeting', { description: 'Book a meeting; asks the user for the day, length and attendees.' }, async () => {
-    const result = await mcp.server.elicitInput({
-      mode: 'form',
-      message: 'Book a meeting / 预约会议\nPick the day, the length and who comes. / 选择日期、时长和参会人。',
-      requestedSchema: requestedSchema as never,
-    });
+    const result = await mcp.server.elicitInput(
+      {
+        mode: 'form',
+        message: 'Book a meeting / 预约会议\nPick the day, the length and who comes. / 选择日期、时长和参会人。',
+        requestedSchema: requestedSchema as never,
+      },
+      waitingFor(elicitTimeoutMs),
+    );
     onResult(result);
     return { content: [{ type: 'text', text: describe(result) }] };
   });
   mcp.registerTool('connect_calendar', { description: "Connect the user's calendar; asks them to sign in on its page." }, async () => {
     const elicitationId = randomUUID();
-    const result = await mcp.server.elicitInput({
-      mode: 'url',
-      message:
-        'Connect your calendar / 连接日历\nSign in on the calendar page so free times can be found. / 在日历页面登录，以便查找空闲时间。',
-      url: connectUrl(elicitationId),
-      elicitationId,
-    });
+    const result = await mcp.server.elicitInput(
+      {
+        mode: 'url',
+        message:
+          'Connect your calendar / 连接日历\nSign in on the calendar page so free times can be found. / 在日历页面登录，以便查找空闲时间。',
+        url: connectUrl(elicitationId),
+        elicitationId,
+      },
+      waitingFor(elicitTimeoutMs),
+    );
     onResult(result);
     const text =
       result.action === 'accept' ? 'The user opened the calendar sign-in page.' : `Not connected: the user answered ${result.action}.`;

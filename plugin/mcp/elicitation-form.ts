@@ -14,11 +14,15 @@ type Json = Record<string, unknown>;
 export type ElicitationQuestion = AskUserQuestion & { format?: TextFormat };
 type Kind = 'enum' | 'enums' | 'boolean' | 'number' | 'integer' | 'date' | 'string';
 
+type Value = string | number | boolean | string[];
+
 /** What the answer of each question goes back as: the property's name and its JSON type. */
 export interface PropertyPlan {
   name: string;
   questionId: string;
   kind: Kind;
+  /** The property's schema `default`, when it has the property's type: a blank optional answer takes it. */
+  default?: Value;
 }
 
 export type MappedForm = { ok: true; form: AskUserForm; plan: PropertyPlan[] } | { ok: false; reason: string };
@@ -158,20 +162,39 @@ export function formFromElicitation(message: string, requestedSchema: unknown, l
     if (typeof mapped === 'string') return { ok: false, reason: mapped };
     if (plan.some((p) => p.questionId === mapped.q.id)) mapped.q.id = `q${i}`;
     questions.push(mapped.q);
-    plan.push({ name, questionId: mapped.q.id, kind: mapped.kind });
+    const fallback = defaultOf(mapped.kind, (requestedSchema.properties[name] as Json).default);
+    plan.push({ name, questionId: mapped.q.id, kind: mapped.kind, ...(fallback !== undefined ? { default: fallback } : {}) });
   }
   return { ok: true, form: { ...heading(message, locale), questions }, plan };
 }
 
-/** The card's answers as the typed `content` of an `accept`; a blank optional question is left out. */
-export function contentFromAnswers(
-  plan: readonly PropertyPlan[],
-  answers: readonly QuestionAnswer[],
-): Record<string, string | number | boolean | string[]> {
-  const content: Record<string, string | number | boolean | string[]> = {};
+/** A schema default of the property's own JSON type, else nothing: a wrong-typed default is never sent back. */
+function defaultOf(kind: Kind, value: unknown): Value | undefined {
+  switch (kind) {
+    case 'boolean':
+      return typeof value === 'boolean' ? value : undefined;
+    case 'number':
+    case 'integer':
+      return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+    case 'enums':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? [...(value as string[])] : undefined;
+    default:
+      return typeof value === 'string' ? value : undefined;
+  }
+}
+
+/**
+ * The card's answers as the typed `content` of an `accept`. A blank optional question takes its schema
+ * default when it has one (the client declares `applyDefaults`, as MCP 2025-11-25 lets it), else is left out.
+ */
+export function contentFromAnswers(plan: readonly PropertyPlan[], answers: readonly QuestionAnswer[]): Record<string, Value> {
+  const content: Record<string, Value> = {};
   for (const p of plan) {
     const a = answers.find((x) => x.id === p.questionId);
-    if (!a || (a.selections.length === 0 && a.customInput === '')) continue;
+    if (!a || (a.selections.length === 0 && a.customInput === '')) {
+      if (p.default !== undefined) content[p.name] = Array.isArray(p.default) ? [...p.default] : p.default;
+      continue;
+    }
     switch (p.kind) {
       case 'boolean':
         content[p.name] = a.selections[0] === 'true';

@@ -2,7 +2,16 @@
  * Public entry of `ask-user-kit/plugin/mcp`: MCP elicitation through the card (contract §10) for a host
  * that is an MCP client.
  */
-export { mcpElicitation, type McpElicitation, type McpElicitationOptions } from './elicitation-bridge.js';
+export {
+  mcpElicitation,
+  ElicitationBridge,
+  type McpCallOptions,
+  type McpCallResult,
+  type McpElicitation,
+  type McpElicitationOptions,
+  type McpSession,
+} from './elicitation-bridge.js';
+export { McpSessionClients, type McpSessionClientsOptions } from './session-clients.js';
 export {
   contentFromAnswers,
   formFromElicitation,

@@ -69,6 +69,11 @@ export class RelaySink implements SseSink {
     return Promise.race([this.ended, gone]);
   }
 
+  /** Resolves once the run is over (its runtime returned). */
+  get over(): Promise<void> {
+    return this.ended;
+  }
+
   /** The run is over (its runtime returned). */
   done(): void {
     this.finish();

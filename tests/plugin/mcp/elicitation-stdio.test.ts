@@ -21,14 +21,18 @@ before(async () => {
 after(() => model.close());
 
 test('over stdio: the form elicitation becomes one card, and the child MCP server gets the typed answer once', async (t) => {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', 'demo/mcp/meeting-stdio.ts'],
-    cwd: root,
-    stderr: 'pipe',
-  });
+  // One child per client: the catalog's, and the session's that makes the call.
   let stderr = '';
-  transport.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+  const transport = () => {
+    const child = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'demo/mcp/meeting-stdio.ts'],
+      cwd: root,
+      stderr: 'pipe',
+    });
+    child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+    return child;
+  };
   const store = await openStore('memory');
   const host = await startMcpHost(store, model, transport);
   t.after(async () => {

@@ -7,12 +7,9 @@
  */
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { openStore } from '../../../plugin/index.js';
 import { startScriptedModel, type ScriptedModel } from '../../helpers/scripted-model.js';
 import { parseSse } from '../harness.js';
-import { startMcpHost, type McpHostOptions } from './mcp-host.js';
-import { startMeetingServer } from '../../../demo/mcp/meeting-server.js';
+import { mcpWorld } from './mcp-host.js';
 
 const MEETING_SCHEMA = {
   type: 'object',
@@ -38,32 +35,7 @@ const MEETING_SCHEMA = {
 
 let model: ScriptedModel;
 
-/**
- * One test's world: a store, the demo's meeting servers (asking with `schema`, and for `connectUrl` in URL
- * mode) and agent servers on that store, all closed after the test, agent servers first.
- */
-async function setup(t: TestContext) {
-  const store = await openStore('memory');
-  const hosts: Array<{ close(): Promise<void> }> = [];
-  const servers: Array<{ close(): Promise<void> }> = [];
-  t.after(async () => {
-    for (const h of hosts) await h.close();
-    for (const m of servers) await m.close();
-    await store.close();
-  });
-  return {
-    async meetings(schema: unknown = MEETING_SCHEMA, connectUrl?: string) {
-      const m = await startMeetingServer({ requestedSchema: schema, ...(connectUrl ? { connectUrl } : {}) });
-      servers.push(m);
-      return m;
-    },
-    async host(mcpUrl: string, options: McpHostOptions = {}) {
-      const h = await startMcpHost(store, model, new StreamableHTTPClientTransport(new URL(mcpUrl)), options);
-      hosts.push(h);
-      return h;
-    },
-  };
-}
+const setup = (t: TestContext) => mcpWorld(t, model, MEETING_SCHEMA);
 before(async () => {
   model = await startScriptedModel({ fallback: { text: 'booked' } });
 });

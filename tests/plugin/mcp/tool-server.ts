@@ -1,0 +1,104 @@
+/**
+ * A small MCP server from the SDK on loopback for the tests the meeting server cannot stage: tools added
+ * while clients are connected (each connection hears `notifications/tools/list_changed`), and tools that
+ * send an `elicitation/create` exactly as given, malformed ones included.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ElicitResultSchema, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+
+export interface ToolServer {
+  readonly url: string;
+  /** What each elicitation came back as: a result, or the error the client answered. */
+  readonly results: Array<ElicitResult | { error: { code: number; message: string } }>;
+  /** The capabilities each connected client declared. */
+  readonly capabilities: ClientCapabilities[];
+  /** Adds a tool answering `text` on every connection, which then tells its client the list changed. */
+  add(name: string, description: string, text: string): void;
+  close(): Promise<void>;
+}
+
+/** A tool that sends `params` as an `elicitation/create` and answers with what came back. */
+export interface EliciterTool {
+  name: string;
+  params: Record<string, unknown>;
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const parts: Buffer[] = [];
+  for await (const p of req) parts.push(p as Buffer);
+  return parts.length ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
+}
+
+export async function startToolServer(name: string, eliciters: EliciterTool[] = []): Promise<ToolServer> {
+  const results: ToolServer['results'] = [];
+  const capabilities: ClientCapabilities[] = [];
+  const plain: Array<{ name: string; description: string; text: string }> = [];
+  const live: McpServer[] = [];
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+
+  const register = (mcp: McpServer, tool: { name: string; description: string; text: string }) =>
+    mcp.registerTool(tool.name, { description: tool.description }, async () => ({ content: [{ type: 'text', text: tool.text }] }));
+
+  const build = () => {
+    const mcp = new McpServer({ name, version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    for (const tool of plain) register(mcp, tool);
+    for (const e of eliciters) {
+      mcp.registerTool(e.name, { description: `elicits ${e.name}` }, async () => {
+        capabilities.push(mcp.server.getClientCapabilities() ?? {});
+        try {
+          // Sent as given: elicitInput would add the mode and check the client's capabilities first.
+          const result = await mcp.server.request({ method: 'elicitation/create', params: e.params as never }, ElicitResultSchema);
+          results.push(result);
+          return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+        } catch (error) {
+          const { code, message } = error as { code: number; message: string };
+          results.push({ error: { code, message } });
+          return { content: [{ type: 'text', text: `error ${code}` }], isError: true };
+        }
+      });
+    }
+    live.push(mcp);
+    return mcp;
+  };
+
+  const server = createServer(async (req, res) => {
+    try {
+      const sid = req.headers['mcp-session-id'];
+      const body = req.method === 'POST' ? await readBody(req) : undefined;
+      let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
+      if (!transport) {
+        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => void sessions.set(id, created),
+        });
+        await build().connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res, body);
+    } catch {
+      if (!res.headersSent) res.writeHead(400).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return {
+    url,
+    results,
+    capabilities,
+    add(toolName, description, text) {
+      const tool = { name: toolName, description, text };
+      plain.push(tool);
+      // Registering on a connected server sends its client `notifications/tools/list_changed`.
+      for (const mcp of live) register(mcp, tool);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
