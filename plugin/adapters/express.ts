@@ -6,10 +6,11 @@
  *   app.use(expressRoutes(kit));
  *   app.post('/api/chat', expressChat(kit));
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { AskUserKit } from '../core/ask-user-kit.js';
 import type { SseSink } from '../core/host.js';
 import { openNodeSse } from '../core/node-sse.js';
+import { publicError } from '../core/public-error.js';
 import type { RouteRequest, RouteResult } from '../core/routes.js';
 import { changesState, crossSiteError, type SameOriginOptions } from '../core/same-origin.js';
 import type { OpenSseOptions } from '../core/sse-format.js';
@@ -78,5 +79,20 @@ export function sameOriginOnly(options: SameOriginOptions = {}): RequestHandler 
       : undefined;
     if (!err) return next();
     res.status(err.status).json(err.toBody());
+  };
+}
+
+/**
+ * Errors of the routes before it as the contract's JSON body, instead of Express's HTML page with the stack:
+ * an `AskUserError` with its status and body, a client error (a body parser's) with its status and fixed
+ * words, anything else as 500 `internal_error`, logged with `log`. Mount it last.
+ */
+export function expressErrors(log: (err: unknown) => void = (err) => console.error('[ask-user-kit]', err)): ErrorRequestHandler {
+  return function askUserErrors(err, _req, res, next) {
+    const reply = publicError(err);
+    if (reply.unexpected) log(err);
+    // A stream already under way cannot turn into a JSON answer: Express closes it.
+    if (res.headersSent) return next(err);
+    res.status(reply.status).json(reply.body);
   };
 }

@@ -11,6 +11,7 @@ import type { SseSink } from '../core/host.js';
 import { changesState, crossSiteError, type SameOriginOptions } from '../core/same-origin.js';
 import type { OpenSseOptions } from '../core/sse-format.js';
 import { openWebSse } from '../core/web-sse.js';
+import { publicError } from '../core/public-error.js';
 import { plainResponder, respondWeb } from './web-request.js';
 
 export { readRequestJson } from './json-request.js';
@@ -21,7 +22,8 @@ export { readRequestJson } from './json-request.js';
  */
 export function fetchRoutes<Ctx = Request>(kit: AskUserKit<Ctx>): (request: Request, ctx?: Ctx) => Promise<Response | undefined> {
   const serve = kit.serveRoutes();
-  return (request, ctx = request as unknown as Ctx) => respondWeb(kit, request, plainResponder, (req, openSse) => serve(req, ctx, openSse));
+  return (request, ctx = request as unknown as Ctx) =>
+    respondWeb(kit, request, plainResponder, (req, openSse) => serve(req, ctx, openSse)).catch((err: unknown) => errorResponse(err));
 }
 
 /**
@@ -31,9 +33,25 @@ export function fetchRoutes<Ctx = Request>(kit: AskUserKit<Ctx>): (request: Requ
  */
 export function fetchChat<Ctx = Request>(kit: AskUserKit<Ctx>): (request: Request, ctx?: Ctx) => Promise<Response> {
   const serve = kit.serveChat();
-  return async (request, ctx = request as unknown as Ctx) =>
-    // The chat route answers every request it is given, so there is always a Response.
-    (await respondWeb(kit, request, plainResponder, (req, openSse) => serve(req, ctx, openSse)))!;
+  return async (request, ctx = request as unknown as Ctx) => {
+    try {
+      // The chat route answers every request it is given, so there is always a Response.
+      return (await respondWeb(kit, request, plainResponder, (req, openSse) => serve(req, ctx, openSse)))!;
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+/**
+ * An error as the contract's JSON `Response`, for a Fetch host's own routes (Next.js route handlers, Bun,
+ * Deno): an `AskUserError` with its status and body, a client error with its status and fixed words,
+ * anything else as 500 `internal_error`, logged with `log`. Never a stack or a path.
+ */
+export function errorResponse(err: unknown, log: (err: unknown) => void = (e) => console.error('[ask-user-kit]', e)): Response {
+  const reply = publicError(err);
+  if (reply.unexpected) log(err);
+  return plainResponder.json(reply.status, {}, reply.body);
 }
 
 /** A chat stream for the host's own route: write on `sink`, return `response`. */

@@ -8,9 +8,10 @@
  * Every response is built through the context (`c.newResponse`), so headers and cookies a host or its
  * middleware set on `c` before the kit answers (a session cookie, CORS, tracing) reach the client.
  */
-import type { Context, Handler, MiddlewareHandler } from 'hono';
+import type { Context, ErrorHandler, Handler, MiddlewareHandler } from 'hono';
 import type { AskUserKit } from '../core/ask-user-kit.js';
 import { crossSiteRefusal } from './fetch.js';
+import { publicError } from '../core/public-error.js';
 import type { SameOriginOptions } from '../core/same-origin.js';
 import { jsonHeaders, respondWeb, type WebResponder } from './web-request.js';
 
@@ -78,5 +79,18 @@ export function sameOriginOnly(options: SameOriginOptions = {}): MiddlewareHandl
     const refused = crossSiteRefusal(c.req.raw, options);
     if (refused) return refused;
     await next();
+  };
+}
+
+/**
+ * For `app.onError(honoErrors())`: errors as the contract's JSON body, instead of a bare 500 text: an
+ * `AskUserError` with its status and body, a client error (an `HTTPException` 4xx) with its status and
+ * fixed words, anything else as 500 `internal_error`, logged with `log`. Headers set on `c` are kept.
+ */
+export function honoErrors(log: (err: unknown) => void = (err) => console.error('[ask-user-kit]', err)): ErrorHandler {
+  return function askUserErrors(err, c) {
+    const reply = publicError(err);
+    if (reply.unexpected) log(err);
+    return contextResponder(c).json(reply.status, {}, reply.body);
   };
 }

@@ -9,6 +9,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { AskUserKit } from '../core/ask-user-kit.js';
 import type { SseSink } from '../core/host.js';
 import { openNodeSse } from '../core/node-sse.js';
+import { publicError } from '../core/public-error.js';
 import type { RouteRequest, RouteResult } from '../core/routes.js';
 import { changesState, crossSiteError, type SameOriginOptions } from '../core/same-origin.js';
 import type { OpenSseOptions } from '../core/sse-format.js';
@@ -87,5 +88,24 @@ export function sameOriginOnly(options: SameOriginOptions = {}): Middleware {
     if (!err) return next();
     ctx.status = err.status;
     ctx.body = err.toBody();
+  };
+}
+
+/**
+ * Errors of the routes after it as the contract's JSON body: an `AskUserError` with its status and body, a
+ * client error (`ctx.throw(400)`, a body parser's) with its status and fixed words, anything else as 500
+ * `internal_error` (and to `app.on('error')`). Never a stack or a path. Mount it first.
+ */
+export function koaErrors(): Middleware {
+  return async function askUserErrors(ctx, next) {
+    try {
+      await next();
+    } catch (err) {
+      const reply = publicError(err);
+      if (reply.unexpected || ctx.headerSent) ctx.app.emit('error', err, ctx);
+      if (ctx.headerSent) return;
+      ctx.status = reply.status;
+      ctx.body = reply.body;
+    }
   };
 }

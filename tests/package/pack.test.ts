@@ -396,13 +396,13 @@ test('the packed package installs offline into a consumer project and works ther
     const out = JSON.parse(node.stdout) as Record<string, string[] | string>;
     for (const name of ['createAskUserKit', 'openStore', 'sessionIdSchema', 'askUserChatTool', 'AskUserError'])
       assert.ok(out['./plugin']!.includes(name), `plugin exports ${name}`);
-    for (const name of ['koaRoutes', 'koaChat', 'koaSse', 'readJsonBody', 'sameOriginOnly'])
+    for (const name of ['koaRoutes', 'koaChat', 'koaErrors', 'koaSse', 'readJsonBody', 'sameOriginOnly'])
       assert.ok(out['./plugin/koa']!.includes(name), `plugin/koa exports ${name}`);
-    for (const name of ['expressRoutes', 'expressChat', 'expressSse', 'sameOriginOnly'])
+    for (const name of ['expressRoutes', 'expressChat', 'expressErrors', 'expressSse', 'sameOriginOnly'])
       assert.ok(out['./plugin/express']!.includes(name), `plugin/express exports ${name}`);
-    for (const name of ['honoRoutes', 'honoChat', 'webSse', 'sameOriginOnly'])
+    for (const name of ['honoRoutes', 'honoChat', 'honoErrors', 'webSse', 'sameOriginOnly'])
       assert.ok(out['./plugin/hono']!.includes(name), `plugin/hono exports ${name}`);
-    for (const name of ['fetchRoutes', 'fetchChat', 'webSse', 'crossSiteRefusal'])
+    for (const name of ['fetchRoutes', 'fetchChat', 'errorResponse', 'webSse', 'crossSiteRefusal'])
       assert.ok(out['./plugin/fetch']!.includes(name), `plugin/fetch exports ${name}`);
     for (const name of ['createAgentLoop', 'ToolRegistry']) assert.ok(out['./plugin/loop']!.includes(name), `plugin/loop exports ${name}`);
     for (const name of ['AskUserCard', 'AskUserProvider', 'startChat', 'submitUserInput', 'fetchPending', 'readChatEvents'])
@@ -474,6 +474,22 @@ test('the packed package installs offline into a consumer project and works ther
         [200, ask.id, 'pending'],
         "the owner's card stays",
       );
+
+      // Bad bodies get the contract's JSON error from every snippet: never an HTML page, a stack or a path.
+      const badBodies: Array<[string, string, string, number]> = [
+        ['/api/chat', 'application/json', '{"sessionId":"pkg-x","message":', 400],
+        ['/api/chat', 'text/plain', 'hello', 415],
+        ['/api/chat', 'application/json', JSON.stringify({ sessionId, message: 'x'.repeat(70 * 1024) }), 413],
+        ['/api/chat/continue', 'application/json', '{"sessionId":', 400],
+      ];
+      for (const [path, type, body, status] of badBodies) {
+        const res = await fetch(example.url + path, { method: 'POST', headers: { 'content-type': type }, body });
+        const text = await res.text();
+        assert.equal(res.status, status, `${path} ${type}: ${text.slice(0, 200)}`);
+        assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `${path} ${type}`);
+        assert.equal((JSON.parse(text) as { error: { code: string } }).error.code, 'invalid_request');
+        assert.doesNotMatch(text, /\bat .+:\d+|file:\/\/|node_modules|<html|<pre/i, `${path} ${type}: no stack, path or page`);
+      }
 
       // The owner answers: the run continues through the host's own tool to the reply.
       const cont = await postStream(`${example.url}/api/chat/continue`, answerBody(sessionId, ask.id, ['beta']));
