@@ -1,16 +1,21 @@
 /**
- * The demo on the Vercel AI SDK (ASK_USER_RUNTIME=ai-sdk): the kit's AI SDK runtime on the AI SDK's
- * OpenAI-compatible provider, pointed at the same endpoint the demo's `openai` client uses, with the
- * demo's tools. Its run state holds the AI SDK's own messages; the page's history redraw reads them
- * through `loopView`, in the shape the plugin loop stores, so the page and its tests do not care.
+ * The demo on the Vercel AI SDK (ASK_USER_RUNTIME=ai-sdk): the kit's AI SDK runtime pointed at the same
+ * endpoint the demo's `openai` client uses, with the demo's tools, through the AI SDK's OpenAI-compatible
+ * provider on Chat Completions, or its OpenAI provider on the Responses API (ASK_USER_AI_SDK_API=responses;
+ * `store: false`, so the provider keeps nothing of the run). Its run state holds the AI SDK's own messages;
+ * the page's history redraw reads them through `loopView`, in the shape the plugin loop stores, so the page
+ * and its tests do not care.
  */
 import type OpenAI from 'openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenAI } from '@ai-sdk/openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { aiSdkRuntime, fromLoopTools, type AiRunState, type AiSdkRuntime } from '../plugin/ai-sdk/index.js';
-import type { RuntimeFactory } from '../plugin/core/runtime.js';
-import type { AgentLoop, LoopTool, RunState } from '../plugin/loop/index.js';
-import type { PendingStore } from '../plugin/store/types.js';
+import { aiSdkRuntime, fromLoopTools, type AiRunState, type AiSdkRuntime } from 'ask-user-kit/plugin/ai-sdk';
+import type { PendingStore, RuntimeFactory } from 'ask-user-kit/plugin';
+import type { AgentLoop, LoopTool, RunState } from 'ask-user-kit/plugin/loop';
+
+/** Which API the AI SDK runtime's model speaks: Chat Completions, or the OpenAI Responses API. */
+export type DemoAiSdkApi = 'chat' | 'responses';
 
 export interface DemoAiSdkOptions {
   client: OpenAI;
@@ -19,24 +24,28 @@ export interface DemoAiSdkOptions {
   maxRounds: number;
   locale: 'zh' | 'en';
   system: string;
+  /** @default 'chat' */
+  api?: DemoAiSdkApi;
   stateStore?: PendingStore;
   modelIdleTimeoutMs?: number;
   onError?: (err: unknown) => void;
 }
 
 export function demoAiSdkRuntime(o: DemoAiSdkOptions): RuntimeFactory<AiSdkRuntime> {
-  const provider = createOpenAICompatible({
-    name: 'demo',
-    baseURL: o.client.baseURL,
-    ...(o.client.apiKey ? { apiKey: o.client.apiKey } : {}),
-  });
+  const endpoint = { baseURL: o.client.baseURL, ...(o.client.apiKey ? { apiKey: o.client.apiKey } : {}) };
+  const responses = o.api === 'responses';
+  // The OpenAI provider asks a known reasoning model for its encrypted reasoning itself when store is false.
+  const model = responses
+    ? createOpenAI({ ...endpoint, name: 'demo' }).responses(o.model)
+    : createOpenAICompatible({ name: 'demo', ...endpoint }).chatModel(o.model);
   return aiSdkRuntime({
-    model: provider.chatModel(o.model),
-    tools: fromLoopTools(o.tools),
+    model,
+    // Images go to a Responses model as they are; a Chat Completions provider would send them as base64 text.
+    tools: fromLoopTools(o.tools, { media: responses ? 'parts' : 'text' }),
     maxSteps: o.maxRounds,
     locale: o.locale,
     system: o.system,
-    settings: { maxRetries: 1 },
+    settings: { maxRetries: 1, ...(responses ? { providerOptions: { openai: { store: false } } } : {}) },
     ...(o.stateStore ? { stateStore: o.stateStore } : {}),
     ...(o.modelIdleTimeoutMs !== undefined ? { modelIdleTimeoutMs: o.modelIdleTimeoutMs } : {}),
     ...(o.onError ? { onError: o.onError } : {}),
@@ -53,8 +62,18 @@ type Part = {
 };
 const partsOf = (content: unknown): Part[] =>
   typeof content === 'string' ? [{ type: 'text', text: content }] : ((content as Part[]) ?? []);
-const outputText = (output: Part['output']) =>
-  output?.type === 'text' || output?.type === 'error-text' ? String(output.value) : JSON.stringify(output?.value ?? null);
+/** What the page shows of a tool result: its text; a content result's files named, never their base64. */
+function outputText(output: Part['output']): string {
+  if (output?.type === 'text' || output?.type === 'error-text') return String(output.value);
+  if (output?.type === 'content' && Array.isArray(output.value)) {
+    return (output.value as Array<{ type: string; text?: string; mediaType?: string }>)
+      .map((p) =>
+        p.type === 'text' ? (p.text ?? '') : `[${p.mediaType?.startsWith('image') ? 'image' : 'file'} ${p.mediaType ?? 'unknown type'}]`,
+      )
+      .join('\n');
+  }
+  return JSON.stringify(output?.value ?? null);
+}
 
 /** An AI SDK run in the plugin loop's shape: user text, assistant text with its tool calls, one tool message per result. */
 export function loopView(run: AiRunState): RunState {

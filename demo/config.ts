@@ -3,6 +3,7 @@
  * startup with a message naming the variable, not later inside a request.
  */
 import { DEMO_RUNTIMES, DEMO_SERVERS, type DemoRuntime, type DemoServer } from './demo-core.js';
+import type { DemoAiSdkApi } from './ai-sdk-runtime.js';
 
 export interface DemoConfig {
   port: number;
@@ -22,8 +23,10 @@ export interface DemoConfig {
   trace: boolean;
   /** The framework serving page and API (`ASK_USER_SERVER`). */
   server: DemoServer;
-  /** The agent runtime (`ASK_USER_RUNTIME`): the loop on Chat Completions or on the Responses API. */
+  /** The agent runtime (`ASK_USER_RUNTIME`): the loop on Chat Completions or on the Responses API, or the AI SDK runtime. */
   runtime: DemoRuntime;
+  /** The API the AI SDK runtime's model speaks (`ASK_USER_AI_SDK_API`): Chat Completions or the Responses API. */
+  aiSdkApi: DemoAiSdkApi;
   /** MCP servers whose tools the model gets (`ASK_USER_MCP_URL`, comma-separated); empty: the demo's own. */
   mcpUrls: string[];
 }
@@ -64,6 +67,14 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
   if (!(DEMO_RUNTIMES as readonly string[]).includes(runtime)) {
     throw new ConfigError(`ASK_USER_RUNTIME must be one of ${DEMO_RUNTIMES.join(', ')}, got ${JSON.stringify(runtime)}`);
   }
+  const aiSdkApi = env.ASK_USER_AI_SDK_API || 'chat';
+  if (aiSdkApi !== 'chat' && aiSdkApi !== 'responses') {
+    throw new ConfigError(`ASK_USER_AI_SDK_API must be "chat" or "responses", got ${JSON.stringify(aiSdkApi)}`);
+  }
+  if (aiSdkApi !== 'chat' && runtime !== 'ai-sdk') {
+    // Said at startup: set alone it would be ignored, and the demo would not run what was asked for.
+    throw new ConfigError(`ASK_USER_AI_SDK_API applies to ASK_USER_RUNTIME=ai-sdk only (ASK_USER_RUNTIME is ${JSON.stringify(runtime)})`);
+  }
   const mcpUrls = (env.ASK_USER_MCP_URL ?? '')
     .split(',')
     .map((u) => u.trim())
@@ -88,6 +99,7 @@ export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig
     trace: flag(env, 'ASK_USER_TRACE'),
     server: server as DemoServer,
     runtime: runtime as DemoRuntime,
+    aiSdkApi,
     mcpUrls,
   };
 }
