@@ -4,4 +4,4 @@ export { aiSdkRuntime, createAiSdkRuntime, type AiSdkRuntime, type AiSdkRuntimeO
 export type { AiRunState, AiRunStatus } from './ai-run-state.js';
 export type { StepSettings } from './model-step.js';
 export { uiMessageSink, type UiMessageSinkOptions } from './ui-message-sink.js';
-export { fromLoopTools } from './loop-tools.js';
+export { fromLoopTools, type FromLoopToolsOptions } from './loop-tools.js';

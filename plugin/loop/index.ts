@@ -14,6 +14,14 @@ export {
 } from './agent-loop.js';
 export type { LoopCoordinator, ModelApi } from './run-rounds.js';
 export { ModelCallError, DEFAULT_MODEL_IDLE_TIMEOUT_MS, type ModelErrorCode } from './model-round.js';
-export { ToolRegistry, type LoopTool, type ToolOutput, type ToolCallResult, type ToolRunContext } from './tool-registry.js';
+export {
+  ToolRegistry,
+  type LoopTool,
+  type ToolOutput,
+  type ToolContentPart,
+  type ToolCallResult,
+  type ToolRunContext,
+} from './tool-registry.js';
+export { describeToolContent } from './tool-content.js';
 export type { RunState, RunStatus, PausedOn } from './run-state.js';
 export { maskedLogger, redactSecrets, type LoopErrorCode } from './failures.js';

@@ -185,6 +185,7 @@ export async function streamResponsesRound(
     } catch (error) {
       if (!askReasoning || signal.aborted || !refusedInclude(error)) throw error;
       wire.encryptedReasoning = false;
+      idle.touch();
       answered = await request(false);
     }
     const { data: stream, response } = answered;

@@ -20,7 +20,11 @@ export interface PausedOn {
 export interface RunState {
   sessionId: string;
   status: RunStatus;
-  /** The model's history exactly as sent: system, user, assistant (with tool_calls) and tool messages. */
+  /**
+   * The model's history exactly as sent: system, user, assistant (with tool_calls) and tool messages. On the
+   * Responses API an assistant message may also hold its turn's `reasoningItems` and a tool message its
+   * `contentParts` (history-extras.ts); Chat Completions gets the messages without them.
+   */
   messages: ChatCompletionMessageParam[];
   /** Set while `status` is `paused`: the ask_user call waiting for its ToolResult. */
   paused?: PausedOn;
