@@ -72,9 +72,17 @@ const boundedAttention: Construct = {
 
 const LIST_MARKERS = [42, 43, 45, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57];
 
+/**
+ * micromark's options as this module fills them, typed here: the package's declarations must not name
+ * micromark, which is bundled into the Markdown chunk and not a dependency a consumer installs.
+ */
+export interface BoundedOptions {
+  readonly extensions: readonly object[];
+}
+
 /** micromark options: lists and emphasis within the bounds above; pass `disable` for the constructs to switch off. */
-export function boundedMarkdown(disable: string[]): Options {
-  return {
+export function boundedMarkdown(disable: string[]): BoundedOptions {
+  const options: Options = {
     extensions: [
       { disable: { null: [...disable, 'list', 'attention'] } },
       {
@@ -83,4 +91,5 @@ export function boundedMarkdown(disable: string[]): Options {
       },
     ],
   };
+  return options as BoundedOptions;
 }

@@ -4,7 +4,7 @@
  * rest of the widget but its bounds on work (markdown-limits.ts), so the ES build's chunk stands alone and
  * the standalone file can load the same file.
  */
-import { micromark } from 'micromark';
+import { micromark, type Options } from 'micromark';
 import DOMPurify from 'dompurify';
 import { boundedMarkdown } from './markdown-limits.js';
 
@@ -24,7 +24,8 @@ const OFF = [
   'setextUnderline',
   'thematicBreak',
 ];
-const OPTIONS = boundedMarkdown(OFF);
+// Built by markdown-limits.ts as micromark's options; typed there without naming micromark.
+const OPTIONS = boundedMarkdown(OFF) as Options;
 
 /** The subset's elements, and the only attributes they may keep (`start` keeps a list's first number). */
 const TAGS = ['p', 'em', 'strong', 'code', 'pre', 'ul', 'ol', 'li', 'a', 'br'];
