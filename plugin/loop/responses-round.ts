@@ -137,7 +137,8 @@ const hasContent = (output: readonly ResponseOutputItem[]) =>
 /** An endpoint that does not do encrypted reasoning for this model says so about `include` (OpenAI: 400). */
 function refusedInclude(error: unknown): boolean {
   const e = error as { status?: number; message?: string; error?: { param?: string; message?: string } };
-  return e?.status === 400 && (e.error?.param === 'include' || /encrypted content/i.test(`${e.error?.message ?? ''} ${e.message ?? ''}`));
+  const said = `${e?.error?.message ?? ''} ${e?.message ?? ''}`;
+  return e?.status === 400 && (e.error?.param === 'include' || /encrypted.content|\binclude\b/i.test(said));
 }
 
 /** Why a reply that did not complete is not one, in fixed words (no model text). */
