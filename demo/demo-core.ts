@@ -19,7 +19,7 @@ import {
 import { agentRuntime, type AgentLoop, type LoopTool } from 'ask-user-kit/plugin/loop';
 import type { AiSdkRuntime } from 'ask-user-kit/plugin/ai-sdk';
 import type { McpElicitation } from 'ask-user-kit/plugin/mcp';
-import { asDemoLoop, demoAiSdkRuntime } from './ai-sdk-runtime.js';
+import { asDemoLoop, demoAiSdkRuntime, type DemoAiSdkApi } from './ai-sdk-runtime.js';
 import { TraceBook } from './trace.js';
 import { demoTools } from './tools.js';
 import { ownsSession } from './session-owners.js';
@@ -39,6 +39,8 @@ export interface DemoAppOptions {
   server?: DemoServer;
   /** Which agent runtime runs the chat. @default 'chat' */
   runtime?: DemoRuntime;
+  /** With runtime 'ai-sdk': the API its model speaks (ASK_USER_AI_SDK_API). @default 'chat' */
+  aiSdkApi?: DemoAiSdkApi;
   /** @default 'persistent' */
   hostMode?: 'persistent' | 'in-process';
   /** @default 30 minutes */
@@ -140,7 +142,10 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
   const kit: AskUserKit<Ctx, AgentLoop> & { readonly runtime: AgentLoop } =
     runtime === 'ai-sdk'
       ? (() => {
-          const built = createAskUserKit<Ctx, AiSdkRuntime>({ ...kitOptions, runtime: withMcp(demoAiSdkRuntime(shared)) });
+          const built = createAskUserKit<Ctx, AiSdkRuntime>({
+            ...kitOptions,
+            runtime: withMcp(demoAiSdkRuntime({ ...shared, api: options.aiSdkApi ?? 'chat' })),
+          });
           return Object.assign(built, { runtime: asDemoLoop(built.runtime) }) as unknown as AskUserKit<Ctx, AgentLoop> & {
             readonly runtime: AgentLoop;
           };

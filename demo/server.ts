@@ -55,6 +55,7 @@ async function main() {
     trace: config.trace,
     server: config.server,
     runtime: config.runtime,
+    aiSdkApi: config.aiSdkApi,
     staticDir: fileURLToPath(new URL('./dist/', import.meta.url)),
   });
 
@@ -66,7 +67,7 @@ async function main() {
   const { port } = server.address() as AddressInfo;
   const label = target.kind === 'redis' ? target.label : config.storeUrl;
   console.log(
-    `model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; server: ${config.server}; runtime: ${config.runtime}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`,
+    `model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; server: ${config.server}; runtime: ${config.runtime}${config.runtime === 'ai-sdk' ? ` (${config.aiSdkApi})` : ''}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`,
   );
   console.log(`ask-user-kit demo listening on http://${config.host}:${port}`);
 

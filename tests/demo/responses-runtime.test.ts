@@ -108,7 +108,7 @@ test('a whole call in one delta, and two parallel calls (ask_user and a tool) in
   );
 });
 
-test('a stream cut before response.completed: finished calls are used, a half-streamed one is dropped; no crash, no hang', async (t) => {
+test('a stream cut before response.completed is a model_error: nothing of it is run, asked or stored', async (t) => {
   const half = [
     { type: 'response.created', response: { id: 'resp_2', status: 'in_progress', output: [] } },
     {
@@ -123,13 +123,17 @@ test('a stream cut before response.completed: finished calls are used, a half-st
     turns: [{ toolCalls: [askSingle('call_cut')], noDone: true }, { raw: half }, { text: 'fine again' }],
   });
   t.after(() => h.close());
-  const chat = await postStream(`${h.url}/api/chat`, { sessionId: 's-cut', message: 'go' });
-  const ask = first(chat, 'user_input_required');
-  assert.equal(ask.toolCallId, 'call_cut', 'a call whose item finished is asked even without response.completed');
-  const cont = await postStream(`${h.url}/api/chat/continue`, answerBody('s-cut', ask.id, ['safe']));
-  assert.equal(first(cont, 'error').code, 'empty_reply', 'a half-streamed call is not run or asked');
-  assert.deepEqual(first(cont, 'done'), { reason: 'error' });
-  const next = await postStream(`${h.url}/api/chat`, { sessionId: 's-cut', message: 'again' });
+  for (const message of ['go', 'again']) {
+    const chat = await postStream(`${h.url}/api/chat`, { sessionId: 's-cut', message });
+    assert.equal(first(chat, 'error').code, 'model_error');
+    assert.deepEqual(first(chat, 'done'), { reason: 'error' });
+    assert.equal(first(chat, 'user_input_required'), undefined, 'a call of an unfinished reply is never asked');
+  }
+  const next = await postStream(`${h.url}/api/chat`, { sessionId: 's-cut', message: 'third' });
   assert.deepEqual(first(next, 'done'), { reason: 'completed' }, 'the session stays usable');
-  assert.equal(inputOf(h.model.requests[2]!).filter((i) => i.call_id === 'call_half').length, 0, 'nothing of the cut call was stored');
+  assert.equal(
+    inputOf(h.model.requests[2]!).filter((item) => item.call_id === 'call_cut' || item.call_id === 'call_half').length,
+    0,
+    'nothing of the cut replies was stored',
+  );
 });
