@@ -234,6 +234,7 @@ describe('createAskUserKit', () => {
       'ToolRegistry',
       'agentRuntime',
       'createAgentLoop',
+      'describeToolContent',
       'maskedLogger',
       'redactSecrets',
     ]);
