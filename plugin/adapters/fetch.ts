@@ -43,6 +43,27 @@ export function fetchChat<Ctx = Request>(kit: AskUserKit<Ctx>): (request: Reques
   };
 }
 
+/** A route handler as Next.js's App Router calls it: a `Request` in (its second argument, `{ params }`, unused), a `Response` out. */
+export type RouteHandler = (request: Request, context?: unknown) => Promise<Response>;
+
+/**
+ * `GET` and `POST` for one catch-all route file (Next.js `app/api/[...ask]/route.ts`, or any host that
+ * routes by method): `POST {prefix}/chat` runs the chat, `POST {prefix}/chat/continue` and
+ * `GET {prefix}/interactions/pending` are the kit's routes, anything else under it is 404 JSON.
+ * `authorize` receives the `Request`. Throws now when the kit has no runtime with `chat`.
+ */
+export function routeHandlers(kit: AskUserKit<Request>): { GET: RouteHandler; POST: RouteHandler } {
+  const routes = fetchRoutes(kit);
+  const chat = fetchChat(kit);
+  const chatPath = `${kit.prefix}/chat`;
+  const notFound = () => plainResponder.json(404, {}, { error: { code: 'not_found', message: 'No such route.' } });
+  const handle: RouteHandler = async (request) => {
+    if (request.method === 'POST' && new URL(request.url).pathname === chatPath) return chat(request);
+    return (await routes(request)) ?? notFound();
+  };
+  return { GET: handle, POST: handle };
+}
+
 /**
  * An error as the contract's JSON `Response`, for a Fetch host's own routes (Next.js route handlers, Bun,
  * Deno): an `AskUserError` with its status and body, a client error with its status and fixed words,

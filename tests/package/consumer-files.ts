@@ -131,6 +131,63 @@ serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => console.lo
   return host + snippet.replace(listen, ".listen(0, '127.0.0.1', listening)");
 }
 
+/** The README's Next.js recipe: its two blocks, the shared kit module and the catch-all route file. */
+export const README_NEXT = '### On Next.js (App Router), Bun, Deno';
+
+/**
+ * The Next.js recipe as consumer files, as a Next.js app lays them out: `lib/ask-user.ts` (what the block
+ * leaves to the host, `ownsSession` and `myTools`, supplied in front of it) and
+ * `app/api/[...ask]/route.ts` as written; a `tsconfig.json` with the `@/*` path create-next-app writes;
+ * and `next-host.ts`, which calls the route file's `GET` and `POST` as the App Router does (a `Request`
+ * and `{ params }` in, a `Response` out) on a loopback port.
+ */
+export function readmeNextAsConsumer(readmePath: string): Record<string, string> {
+  const readme = readFileSync(readmePath, 'utf8');
+  const at = readme.indexOf(README_NEXT);
+  assert.ok(at >= 0, `README.md has the section "${README_NEXT}"`);
+  const blocks = [...readme.slice(at).matchAll(/```ts\n([\s\S]*?)```/g)].slice(0, 2).map((m) => m[1]!);
+  assert.equal(blocks.length, 2, 'the Next.js section has its two ts blocks');
+  const [kitModule, routeFile] = blocks as [string, string];
+  assert.match(kitModule, /^\/\/ lib\/ask-user\.ts\n/, 'the first block is lib/ask-user.ts');
+  assert.match(routeFile, /^\/\/ app\/api\/\[\.\.\.ask\]\/route\.ts\n/, 'the second block is the catch-all route file');
+  const host = `\
+// Supplied by the package test: what the README leaves to the host.
+import type { LoopTool } from 'ask-user-kit/plugin/loop';
+const OWNER = ${JSON.stringify(OWNER_COOKIE)};
+const myTools: LoopTool[] = [
+  { name: '${HOST_TOOL.name}', description: 'Looks up the release.', parameters: { type: 'object', properties: {} }, run: () => '${HOST_TOOL.output}' },
+];
+function ownsSession(request: Request, _sessionId: string): boolean {
+  return (request.headers.get('cookie') ?? '').includes(OWNER);
+}
+// The README's block, as written there:
+`;
+  const nextHost = `\
+// Supplied by the package test: the route file's handlers called as Next.js's App Router calls them.
+import { getRequestListener } from '@hono/node-server';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as route from './app/api/[...ask]/route.ts';
+
+if (route.runtime !== 'nodejs') throw new Error('the route file asks for the Node.js runtime');
+const listener = getRequestListener(async (request: Request) => {
+  const ask = new URL(request.url).pathname.replace(/^\\/api\\//, '').split('/');
+  const handler = request.method === 'GET' ? route.GET : request.method === 'POST' ? route.POST : undefined;
+  if (!handler) return new Response(null, { status: 405 });
+  return handler(request, { params: Promise.resolve({ ask }) });
+});
+const server = createServer(listener).listen(0, '127.0.0.1', () =>
+  console.log(\`README example listening on \${(server.address() as AddressInfo).port}\`),
+);
+`;
+  return {
+    'lib/ask-user.ts': host + kitModule,
+    'app/api/[...ask]/route.ts': routeFile,
+    'next-host.ts': nextHost,
+    'tsconfig.json': JSON.stringify({ compilerOptions: { paths: { '@/*': ['./*'] } } }, null, 2),
+  };
+}
+
 /** TypeScript settings of a consumer: strict, declaration files checked too, under one module resolution. */
 export function consumerTsconfig(resolution: 'nodenext' | 'bundler', files: string[], types: string[]): string {
   return JSON.stringify(
@@ -145,6 +202,9 @@ export function consumerTsconfig(resolution: 'nodenext' | 'bundler', files: stri
         // not have would otherwise pass silently as `any`.
         skipLibCheck: false,
         types,
+        // create-next-app's alias, which the Next.js recipe's route file imports its kit module by.
+        paths: { '@/*': ['./*'] },
+        allowImportingTsExtensions: true,
       },
       files,
     },

@@ -20,7 +20,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { extname, join, resolve, sep } from 'node:path';
+import { dirname, extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from '../helpers/scripted-model.js';
@@ -33,6 +33,7 @@ import {
   HOST_TOOL,
   OWNER_COOKIE,
   README_SERVERS,
+  readmeNextAsConsumer,
   readmeServerAsConsumer,
   standalonePage,
   type ReadmeServer,
@@ -49,8 +50,15 @@ const ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, ...RUNTIMES, './widge
 const NODE_ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, ...RUNTIMES, './widget'] as const;
 const STANDALONE = 'dist/widget/ask-user-kit.standalone.js';
 /** The README's server snippets, each run as written in the consumer. */
-const SERVERS = Object.keys(README_SERVERS) as ReadmeServer[];
-const serverFile = (server: ReadmeServer) => `server-${server}.ts`;
+const SERVERS = [...(Object.keys(README_SERVERS) as ReadmeServer[]), 'next'] as const;
+type ExampleServer = (typeof SERVERS)[number];
+/** The file the consumer's Node runs for each example; the Next.js recipe runs through its route-file host. */
+const serverFile = (server: ExampleServer) => (server === 'next' ? 'next-host.ts' : `server-${server}.ts`);
+/** Next.js resolves `@/…` and extensionless imports itself; in plain Node, tsx (from this repository) does it as Next.js does. */
+const runArgs = (server: ExampleServer) =>
+  server === 'next'
+    ? ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/esm/index.mjs')).href, serverFile(server)]
+    : [serverFile(server)];
 
 interface Run {
   code: number | null;
@@ -161,9 +169,9 @@ async function startExample(
   t: TestContext,
   cwd: string,
   env: NodeJS.ProcessEnv,
-  file: string,
+  args: string[],
 ): Promise<{ url: string; port: number; child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [file], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (d: Buffer) => (output += d));
   t.after(() => void child.kill('SIGKILL'));
@@ -415,9 +423,13 @@ test('the packed package installs offline into a consumer project and works ther
   await t.test('TypeScript consumers typecheck every entry and the README example (nodenext and bundler)', async (t) => {
     if (!state.installed) return t.skip('not installed');
     writeFileSync(join(consumer, 'every-entry.ts'), EVERY_ENTRY_TS);
-    const servers = SERVERS.map((server) => serverFile(server));
-    for (const server of SERVERS)
+    const servers = (Object.keys(README_SERVERS) as ReadmeServer[]).map((server) => serverFile(server));
+    for (const server of Object.keys(README_SERVERS) as ReadmeServer[])
       writeFileSync(join(consumer, serverFile(server)), readmeServerAsConsumer(join(root, 'README.md'), server));
+    for (const [file, body] of Object.entries(readmeNextAsConsumer(join(root, 'README.md')))) {
+      mkdirSync(dirname(join(consumer, file)), { recursive: true });
+      writeFileSync(join(consumer, file), body);
+    }
     const configs: Array<[string, string]> = [];
     for (const resolution of ['nodenext', 'bundler'] as const) {
       // Every entry without Node's types (a browser consumer has none); the examples are Node servers,
@@ -425,6 +437,8 @@ test('the packed package installs offline into a consumer project and works ther
       configs.push([`tsconfig.entries.${resolution}.json`, consumerTsconfig(resolution, ['every-entry.ts'], [])]);
       for (const file of servers) configs.push([`tsconfig.${file}.${resolution}.json`, consumerTsconfig(resolution, [file], ['node'])]);
     }
+    // A Next.js app checks under bundler resolution (its `@/…` imports have no extension).
+    configs.push(['tsconfig.next.bundler.json', consumerTsconfig('bundler', ['next-host.ts'], ['node'])]);
     for (const [name, body] of configs) writeFileSync(join(consumer, name), body);
     const results = await Promise.all(configs.map(([name]) => run(bin('tsc'), ['-p', name, '--pretty', 'false'], consumer)));
     const failures = results.flatMap((r, i) => (r.code === 0 ? [] : [`${configs[i]![0]}: ${show(r)}`]));
@@ -437,7 +451,7 @@ test('the packed package installs offline into a consumer project and works ther
       const model: ScriptedModel = await startScriptedModel({ fallback: scriptedTurn });
       t.after(() => model.close());
       const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-package-test', ASK_USER_STORE: 'memory' });
-      const example = await startExample(t, consumer, env, serverFile(server));
+      const example = await startExample(t, consumer, env, runArgs(server));
       const sessionId = `pkg-${server}`;
 
       // The owner (its browser's cookie, which the host's login reads): a chat pauses on the model's question.
@@ -510,7 +524,7 @@ test('the packed package installs offline into a consumer project and works ther
     const model: ScriptedModel = await startScriptedModel({ fallback: scriptedTurn });
     t.after(() => model.close());
     const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-package-test', ASK_USER_STORE: 'memory' });
-    const example = await startExample(t, consumer, env, serverFile('koa'));
+    const example = await startExample(t, consumer, env, runArgs('koa'));
     const paused = await postStream(`${example.url}/api/chat`, { sessionId: 'pkg-page', message: 'ship it' });
     assert.deepEqual(first(paused, 'done'), { reason: 'paused' });
     writeFileSync(join(consumer, 'standalone.html'), standalonePage(`/node_modules/ask-user-kit/${STANDALONE}`, 'pkg-page'));
