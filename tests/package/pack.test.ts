@@ -272,8 +272,10 @@ test('the packed package installs offline into a consumer project and works ther
     // module's .js and .d.ts on purpose, so the count follows the entries the package offers.
     assert.ok(files.size < 230, `${files.size} files`);
     // Raised from 600 KB with the Responses runtime, several-question cards, the AI SDK runtime, the MCP bridge
-    // and the widget's lazy Markdown chunk (84 KB of it); the JavaScript ships without comments.
-    assert.ok(size < 250_000 && unpacked < 850_000, `${size} bytes packed, ${unpacked} unpacked`);
+    // and the widget's lazy Markdown chunk (84 KB of it); then from 850 KB with the chat handlers, the error
+    // helpers, the MCP bridge's per-session clients and clocks, tool media and Responses reasoning (each
+    // .d.ts keeps its documentation); the JavaScript ships without comments.
+    assert.ok(size < 290_000 && unpacked < 1_000_000, `${size} bytes packed, ${unpacked} unpacked`);
 
     // package.json: ESM only, every export has its types first and a file behind it, nothing runs on install.
     assert.equal(pkg.type, 'module');
