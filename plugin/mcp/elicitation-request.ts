@@ -8,7 +8,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  ElicitRequestSchema,
+  ElicitRequestFormParamsSchema,
+  ElicitRequestURLParamsSchema,
   type ClientNotification,
   type ClientRequest,
   type ElicitResult,
@@ -53,9 +54,10 @@ export function readElicitation(request: unknown, locale: 'zh' | 'en'): ReadElic
   const mapped =
     mode === 'url' ? linkFromElicitation(message, params.url, locale) : formFromElicitation(message, params.requestedSchema, locale);
   if (!mapped.ok) return mapped;
-  const valid = ElicitRequestSchema.safeParse(request);
+  // The mode's own schema, not the union: its issues name the field instead of "no branch matched".
+  const valid = (mode === 'url' ? ElicitRequestURLParamsSchema : ElicitRequestFormParamsSchema).safeParse(params);
   if (!valid.success) {
-    const where = [...new Set(valid.error.issues.map((i) => `${i.path.join('.') || '(request)'} (${i.code})`))].slice(0, 5);
+    const where = [...new Set(valid.error.issues.map((i) => `${['params', ...i.path].join('.')} (${i.code})`))].slice(0, 5);
     return { ok: false, reason: `the request is not a valid elicitation/create: ${where.join(', ')}` };
   }
   const token = isObj(params._meta) ? params._meta.progressToken : undefined;

@@ -108,6 +108,31 @@ test('names that are not question ids are renamed, and the answers go back under
   );
 });
 
+test('a blank optional answer takes the schema default of its own type; a default of another type is never sent', () => {
+  const mapped = formFromElicitation('m', {
+    type: 'object',
+    properties: {
+      room: { type: 'string', default: 'Lotus' },
+      n: { type: 'integer', default: 3 },
+      ok: { type: 'boolean', default: false },
+      many: { type: 'array', items: { enum: ['x', 'y'] }, default: ['y'] },
+      odd: { type: 'number', default: 'three' },
+      kept: { type: 'string', default: 'unused' },
+    },
+  });
+  assert.ok(mapped.ok);
+  const blank = (id: string) => ({ id, selections: [], customInput: '' });
+  const content = contentFromAnswers(mapped.plan, [
+    blank('room'),
+    blank('n'),
+    blank('ok'),
+    blank('many'),
+    blank('odd'),
+    { id: 'kept', selections: [], customInput: 'typed' },
+  ]);
+  assert.deepEqual(content, { room: 'Lotus', n: 3, ok: false, many: ['y'], kept: 'typed' });
+});
+
 test('a schema outside the shapes is refused with the reason, never half mapped', () => {
   const refuse = (schema: unknown) => {
     const r = formFromElicitation('m', schema);

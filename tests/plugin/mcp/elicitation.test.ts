@@ -306,3 +306,105 @@ for (const runtime of ['loop', 'ai-sdk'] as const) {
     ]);
   });
 }
+
+/** Waits until `ready()` holds, with no deadline of its own: the test's timeout is the bound, and ends the wait. */
+async function until(t: TestContext, ready: () => boolean): Promise<void> {
+  while (!ready() && !t.signal.aborted) await new Promise((r) => setTimeout(r, 20));
+}
+
+test(
+  'a card answered after the timeouts of both sides (the call, the server elicitation) still reaches the server, and the run goes on',
+  { timeout: 30_000 },
+  async (t) => {
+    const world = await setup(t);
+    // The server gives up after 1 s without progress; the host's calls time out after 300 ms without a card.
+    const meetings = await world.meetings(MEETING_SCHEMA, undefined, { elicitTimeoutMs: 1_000 });
+    const host = await world.host(meetings.url, { keepAliveMs: 100, callTimeoutMs: 300 });
+    model.enqueue({ toolCalls: [{ id: 'call_slow', name: 'book_meeting', arguments: {} }] }, { text: 'booked late' });
+    const { card, rest } = await host.chatUntilCard('s-slow');
+    // Answered well after both: the card's wait is the person's, not a hanging server's.
+    await new Promise((r) => setTimeout(r, 2_500));
+    assert.deepEqual(meetings.results, [], 'the server still waits');
+    const ok = await host.post('/api/chat/continue', { sessionId: 's-slow', requestId: card.id, answers: answers('45'), cancelled: false });
+    assert.equal(ok.status, 200, await ok.clone().text());
+    await ok.text();
+    const chat = await rest;
+    const result = chat.find((f) => f.event === 'tool_result')!.data as any;
+    assert.match(result.content, /^Booked 45 minutes on 2026-12-10/);
+    assert.equal(result.isError, false);
+    assert.deepEqual(chat.at(-1)!.data, { reason: 'completed' });
+  },
+);
+
+for (const runtime of ['loop', 'ai-sdk'] as const) {
+  test(`a new message while an MCP card is open (${runtime}) supersedes it: the server gets cancel, the old run stops, the message runs`, async (t) => {
+    const world = await setup(t);
+    const meetings = await world.meetings();
+    const host = await world.host(meetings.url, { runtime });
+    const sessionId = `s-new-${runtime}`;
+    const asked = model.requests.length;
+    model.enqueue({ toolCalls: [{ id: 'call_old', name: 'book_meeting', arguments: {} }] }, { text: 'about the new message' });
+    const { card, rest } = await host.chatUntilCard(sessionId);
+    assert.ok(card);
+
+    const next = await host.post('/api/chat', { sessionId, message: 'never mind, something else' });
+    assert.equal(next.status, 200);
+    const frames = parseSse(await next.text()).frames;
+    const events = frames.map((f) => f.event).filter((e, i, all) => e !== 'message_delta' || all[i - 1] !== 'message_delta');
+    assert.deepEqual(events, ['interaction_resolved', 'message_delta', 'done'], JSON.stringify(frames));
+    assert.deepEqual([(frames[0]!.data as any).requestId, (frames[0]!.data as any).status], [card.id, 'superseded']);
+    assert.equal(
+      frames
+        .filter((f) => f.event === 'message_delta')
+        .map((f) => (f.data as any).text)
+        .join(''),
+      'about the new message',
+      'the new message got the next model reply',
+    );
+    assert.deepEqual(frames.at(-1)!.data, { reason: 'completed' });
+
+    const old = await rest;
+    assert.deepEqual(old.at(-1), { event: 'done', data: { reason: 'cancelled' } }, 'the old stream ended as cancelled');
+    assert.ok(!old.some((f) => f.event === 'tool_result'), 'the old run wrote nothing after its card closed');
+    await until(t, () => meetings.results.length > 0);
+    assert.deepEqual(meetings.results, [{ action: 'cancel' }], 'the MCP server got cancel');
+    assert.equal(model.requests.length - asked, 2, 'one model call for each message, none more from the old run');
+    const last = JSON.stringify(model.requests.at(-1));
+    assert.match(last, /never mind, something else/);
+
+    const late = await host.post('/api/chat/continue', { sessionId, requestId: card.id, answers: answers('30'), cancelled: false });
+    assert.equal(late.status, 409, 'the superseded card takes no answer');
+    assert.equal(((await late.json()) as any).error.code, 'already_answered');
+    assert.deepEqual(meetings.results, [{ action: 'cancel' }]);
+  });
+}
+
+test('a blank optional field goes back as its schema default; the client declares applyDefaults', async (t) => {
+  const world = await setup(t);
+  const schema = {
+    type: 'object',
+    properties: {
+      date: { type: 'string', format: 'date', title: 'Day' },
+      room: { type: 'string', title: 'Room', default: 'Lotus' },
+      minutes: { type: 'integer', title: 'Minutes', default: 30 },
+      invite: { type: 'boolean', title: 'Invite?', default: true },
+      note: { type: 'string', title: 'Note' },
+    },
+    required: ['date'],
+  };
+  const meetings = await world.meetings(schema);
+  const host = await world.host(meetings.url);
+  model.enqueue({ toolCalls: [{ id: 'call_def', name: 'book_meeting', arguments: {} }] }, { text: 'ok' });
+  const { card, rest } = await host.chatUntilCard('s-defaults');
+  const blank = (id: string) => ({ id, selections: [], customInput: '' });
+  const ok = await host.post('/api/chat/continue', {
+    sessionId: 's-defaults',
+    requestId: card.id,
+    answers: [{ id: 'date', selections: [], customInput: '2026-12-10' }, blank('room'), blank('minutes'), blank('invite'), blank('note')],
+    cancelled: false,
+  });
+  assert.equal(ok.status, 200, await ok.clone().text());
+  await ok.text();
+  await rest;
+  assert.deepEqual(meetings.results, [{ action: 'accept', content: { date: '2026-12-10', room: 'Lotus', minutes: 30, invite: true } }]);
+});

@@ -14,8 +14,12 @@ export interface ToolServer {
   readonly url: string;
   /** What each elicitation came back as: a result, or the error the client answered. */
   readonly results: Array<ElicitResult | { error: { code: number; message: string } }>;
+  /** How many MCP sessions (client connections) the server has had. */
+  readonly connections: number;
   /** The capabilities each connected client declared. */
   readonly capabilities: ClientCapabilities[];
+  /** Sends `params` as an `elicitation/create` outside any tool call, to every client that declared elicitation. */
+  elicit(params: Record<string, unknown>): Promise<ElicitResult[]>;
   /** Adds a tool answering `text` on every connection, which then tells its client the list changed. */
   add(name: string, description: string, text: string): void;
   close(): Promise<void>;
@@ -49,16 +53,13 @@ export async function startToolServer(name: string, eliciters: EliciterTool[] = 
     for (const e of eliciters) {
       mcp.registerTool(e.name, { description: `elicits ${e.name}` }, async () => {
         capabilities.push(mcp.server.getClientCapabilities() ?? {});
-        try {
-          // Sent as given: elicitInput would add the mode and check the client's capabilities first.
-          const result = await mcp.server.request({ method: 'elicitation/create', params: e.params as never }, ElicitResultSchema);
-          results.push(result);
-          return { content: [{ type: 'text', text: JSON.stringify(result) }] };
-        } catch (error) {
-          const { code, message } = error as { code: number; message: string };
-          results.push({ error: { code, message } });
-          return { content: [{ type: 'text', text: `error ${code}` }], isError: true };
-        }
+        // Sent as given: elicitInput would add the mode and check the client's capabilities first.
+        const asked = mcp.server.request({ method: 'elicitation/create', params: e.params as never }, ElicitResultSchema).then(
+          (result) => void results.push(result),
+          (error: { code: number; message: string }) => void results.push({ error: { code: error.code, message: error.message } }),
+        );
+        await asked;
+        return { content: [{ type: 'text', text: JSON.stringify(results.at(-1)) }] };
       });
     }
     live.push(mcp);
@@ -89,6 +90,15 @@ export async function startToolServer(name: string, eliciters: EliciterTool[] = 
     url,
     results,
     capabilities,
+    get connections() {
+      return live.length;
+    },
+    elicit: (params) =>
+      Promise.all(
+        live
+          .filter((mcp) => mcp.server.getClientCapabilities()?.elicitation)
+          .map((mcp) => mcp.server.request({ method: 'elicitation/create', params: params as never }, ElicitResultSchema)),
+      ),
     add(toolName, description, text) {
       const tool = { name: toolName, description, text };
       plain.push(tool);
