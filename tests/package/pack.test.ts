@@ -263,6 +263,7 @@ test('the packed package installs offline into a consumer project and works ther
       'dist/widget/index.d.ts',
       'dist/widget/custom-elements.json',
       'README.md',
+      'LICENSE',
     ]) {
       assert.ok(files.has(must), `the tarball has ${must}`);
     }
