@@ -80,3 +80,19 @@ test('a handed-over stream that closes ends the wait, and stops the run', async 
   await over;
   assert.equal(relay.signal.aborted, true);
 });
+
+test('ending a held relay stops its run all the same (a new message stops it); `over` resolves when the run returns', async () => {
+  const page = stream();
+  const relay = new RelaySink(page);
+  relay.hold();
+  relay.end();
+  assert.equal(relay.signal.aborted, true, 'a hold keeps a run from a page leaving, not from being stopped');
+  assert.equal(page.closed, true);
+  let over = false;
+  const watched = relay.over.then(() => void (over = true));
+  await Promise.resolve();
+  assert.equal(over, false);
+  relay.done();
+  await watched;
+  assert.equal(over, true);
+});
