@@ -25,9 +25,10 @@ export type ElicitExtra = RequestHandlerExtra<ClientRequest, ClientNotification>
 type Handler = (request: z.infer<typeof AnyElicitRequest>, extra: ElicitExtra) => Promise<ElicitResult>;
 
 /**
- * Installs `handler` for `elicitation/create` on `client` past the Client's own parsing (its base class's
- * registration), so that every request reaches it. The Client's capability check is kept: the bridge
- * declares both modes before it installs this.
+ * Installs `handler` for `elicitation/create` on `client` past the Client's own wrapper (its base class's
+ * registration), so that every request reaches it. The Client's capability check still runs (the bridge
+ * declares both modes first); what the wrapper did after the handler, the bridge does itself: its results
+ * are typed as the schema says, and `contentFromAnswers` fills the defaults `applyDefaults` promises.
  */
 export function installElicitationHandler(client: Client, handler: Handler): void {
   const register = Protocol.prototype.setRequestHandler as unknown as (this: Client, schema: typeof AnyElicitRequest, h: Handler) => void;
