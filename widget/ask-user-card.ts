@@ -11,11 +11,21 @@ import { AskUserExpiredEvent } from './events.js';
 import { FocusController } from './focus-controller.js';
 import { DraftController } from './draft-controller.js';
 import { isAnswerable, normalizedOnce, questionsOf, type AskUserRequest, type BoundValues } from './read-answer.js';
-import { RUN_NOTES, receiptForAnswer, receiptForResolved, receiptIfOver, type Receipt, type SubmitFailure } from './receipt.js';
+import {
+  RUN_NOTES,
+  normalizeReceipt,
+  receiptForAnswer,
+  receiptForResolved,
+  receiptIfOver,
+  type AskUserReceipt,
+  type Receipt,
+  type SubmitFailure,
+} from './receipt.js';
 import { DEFAULT_LOCALE, resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
 import { SubmissionController } from './submission-controller.js';
 
 export type { AskUserRequest } from './read-answer.js';
+export type { AskUserReceipt } from './receipt.js';
 export type { DoneReason } from '../plugin/contract/schema.js';
 
 /**
@@ -100,6 +110,7 @@ export class AskUserCard extends LitElement {
   // in the bundles. `_` members are internal: the built bundles rename them (vite.config.ts).
   static override properties: PropertyDeclarations = {
     request: { attribute: false },
+    receipt: { attribute: false },
     onSubmit: { attribute: false },
     locale: {},
     strings: { attribute: false },
@@ -121,6 +132,14 @@ export class AskUserCard extends LitElement {
    * `mode: "form"` with `questions` is a card of several questions (docs/protocol.md §9.2), answered as one.
    */
   declare request?: AskUserRequest | null;
+
+  /**
+   * A question already closed, shown read-only: set `request` (the question as it was asked) and `receipt`,
+   * and the card draws the receipt instead of the form: no countdown, no events, no announcement in the
+   * live region, no focus moved. While it is set the methods below are ignored; clearing it opens `request`
+   * as a new question. A `kind` other than answered, cancelled, expired, superseded renders nothing.
+   */
+  declare receipt?: AskUserReceipt | null;
 
   /**
    * Called with the validated answer. A returned promise keeps the card in "submitting"; it resolving
@@ -161,13 +180,13 @@ export class AskUserCard extends LitElement {
   /** What an enclosing `<ask-user-provider>` gives; updates re-render the card. */
   private _provided = new ContextConsumer(this, { context: askUserContext, subscribe: true });
   private _focus = new FocusController(this);
-  private _answer = new DraftController(this, () => this._req);
+  private _answer = new DraftController(this, () => this._open);
   private _countdown = new CountdownController(this, {
-    deadline: () => (this._phase === 'closed' ? undefined : this._req?.expiresAt),
+    deadline: () => (this._phase === 'closed' ? undefined : this._open?.expiresAt),
     expired: () => this._expire(),
   });
   private _submission = new SubmissionController(this, {
-    request: () => this._req,
+    request: () => this._open,
     phase: () => this._phase,
     route: () => ({
       onSubmit: this.onSubmit,
@@ -198,6 +217,11 @@ export class AskUserCard extends LitElement {
     return this._normalize(this.request);
   }
 
+  /** The request open for an answer: none while the host's `receipt` shows it closed. */
+  private get _open(): AskUserRequest | undefined {
+    return this.receipt == null ? this._req : undefined;
+  }
+
   // ——— Public methods for a host that submits itself ———
 
   /**
@@ -206,7 +230,7 @@ export class AskUserCard extends LitElement {
    * call cannot turn "timed out" or "service restarted" into "continuing".
    */
   markSubmitted(at: string | Date = new Date()): void {
-    const req = this._req;
+    const req = this._open;
     if (!req || this._phase === 'closed') return;
     const answer = this._submission.sent ?? this._answer.read(req);
     this._close(receiptForAnswer(answer, typeof at === 'string' ? at : at.toISOString()), true);
@@ -217,7 +241,7 @@ export class AskUserCard extends LitElement {
    * names another request.
    */
   markResolved(resolved: Pick<InteractionResolved, 'requestId' | 'status'> & Partial<InteractionResolved>): void {
-    const req = this._req;
+    const req = this._open;
     if (!req || resolved.requestId !== req.id) return;
     this._close(receiptForResolved(resolved, this._submission.sent), true);
   }
@@ -250,8 +274,9 @@ export class AskUserCard extends LitElement {
   protected override willUpdate(changed: PropertyValues<this>): void {
     this._locale = resolveLocale(this.locale || this._lang || this._provided.value?.locale);
     this._s = resolveStrings(this._locale, this.strings);
-    if (!changed.has('request')) return;
-    const req = this._req;
+    if (!changed.has('request') && !changed.has('receipt')) return;
+    // A new question, or the host's receipt set or cleared, starts the card afresh.
+    const req = this._open;
     if (req?.id !== this._requestId) {
       this._requestId = req?.id;
       this._phase = 'pending';
@@ -259,7 +284,7 @@ export class AskUserCard extends LitElement {
       this._announcement = '';
       this._previewed = [];
       this._countdown.reset();
-      if (req && !this.noAutofocus) this._focus.next = 'question';
+      this._focus.next = req && !this.noAutofocus ? 'question' : undefined;
     }
     if (!req || this._phase === 'closed') return;
     // A request that is already over shows its receipt directly; no event, the host set it so.
@@ -272,18 +297,20 @@ export class AskUserCard extends LitElement {
   // Typed with lit's own names, so the published declarations import nothing but lit.
   protected override render(): TemplateResult | typeof nothing {
     const req = this._req;
-    if (!req) return nothing;
+    // The host's receipt, when set, is what the card shows; nothing at all for one it cannot read.
+    const given = this.receipt == null ? undefined : normalizeReceipt(this.receipt);
+    if (!req || (this.receipt != null && !given)) return nothing;
     const { _phase: phase, _receipt: receipt, _failure: failure, _announcement: announcement, _s: s, _locale: locale } = this;
     const { drafts, invalid } = this._answer;
     const { _previewed: previewed } = this;
     return cardTemplate(
       {
         req,
-        phase,
+        phase: given ? 'closed' : phase,
         drafts,
         previewed,
         invalid,
-        receipt,
+        receipt: given ?? receipt,
         failure,
         announcement,
         s,
@@ -340,7 +367,7 @@ export class AskUserCard extends LitElement {
 
   /** The countdown reached the deadline. While a submission is in flight the server decides; its answer (or 410) closes the card. */
   private _expire(): void {
-    const req = this._req;
+    const req = this._open;
     if (!req || this._phase !== 'pending') return;
     this._close({ kind: 'expired', at: req.expiresAt }, this.matches(':focus-within'));
     this.dispatchEvent(new AskUserExpiredEvent({ requestId: req.id, toolCallId: req.toolCallId }));

@@ -6,7 +6,7 @@
  */
 
 // Elements and what their properties and methods take.
-export { AskUserCard, type AskUserRequest, type DoneReason } from './ask-user-card.js';
+export { AskUserCard, type AskUserReceipt, type AskUserRequest, type DoneReason } from './ask-user-card.js';
 export { AskUserProvider } from './ask-user-provider.js';
 
 // Events of <ask-user-card> and their details.

@@ -4,25 +4,34 @@
  */
 import type { Answer, DoneReason, InteractionResolved, ResolvedStatus } from '../plugin/contract/schema.js';
 import { remainingMs, type AnswerField } from './answer-fields.js';
+import { isRecord } from './chat-events.js';
 import type { AskUserRequest } from './read-answer.js';
 import type { AskUserStrings } from './strings.js';
 
 export type ReceiptKind = ResolvedStatus | 'elsewhere' | 'gone' | 'not-resumable';
 
-/** A read-only end state of the card. */
-export interface Receipt {
-  kind: ReceiptKind;
+/**
+ * A question already closed, as a host redraws it (`<ask-user-card>`'s `receipt`, e.g. a chat's history
+ * after a reload): what became of it, when, what was answered, and how the run it continued ended.
+ */
+export interface AskUserReceipt {
+  kind: ResolvedStatus;
   /** ISO time the interaction was closed, when known. */
   at?: string;
-  /** The ids chosen and text typed, when known (this card's own submission, or `interaction_resolved`). */
+  /** The ids chosen and text typed (an id not among the request's options shows as itself). */
   selections?: readonly string[];
   customInput?: string;
-  /** `interaction_resolved` reports only the free text's length, never the text. */
-  customInputLength?: number;
   /** A card of several questions (§9.2): each question's ids and text (the text unknown when another tab answered). */
   answers?: ReadonlyArray<{ id: string; selections: readonly string[]; customInput?: string; customInputLength?: number }>;
   /** How the run this answer continued ended (`markRunEnded`); unset while it runs. */
   runEnded?: DoneReason;
+}
+
+/** A read-only end state of the card: a closed question's, or one only a live card reaches. */
+export interface Receipt extends Omit<AskUserReceipt, 'kind'> {
+  kind: ReceiptKind;
+  /** `interaction_resolved` reports only the free text's length, never the text. */
+  customInputLength?: number;
   /**
    * This card's answer reached a question that was already closed (409): it was not used, and the receipt
    * shows the first resolution instead. Dropped by the card when its own earlier attempt may have landed.
@@ -107,4 +116,29 @@ export const RUN_NOTES: Readonly<Record<DoneReason, keyof AskUserStrings>> = {
 export function receiptNoteKey({ kind, runEnded }: Receipt): keyof AskUserStrings | undefined {
   if (kind === 'answered') return runEnded ? RUN_NOTES[runEnded] : 'continuing';
   return kind === 'cancelled' ? 'cancelledAction' : kind === 'expired' ? 'expiredAction' : undefined;
+}
+
+/** The kinds a host may set; the record keeps them equal to the contract's. */
+const CLOSED: Readonly<Record<ResolvedStatus, true>> = { answered: true, cancelled: true, expired: true, superseded: true };
+
+const texts = (v: unknown): readonly string[] | undefined => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined);
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * A host's `receipt` as the card may draw it, or `undefined` for one of no known `kind`. Only known keys are
+ * copied, and a field of the wrong type counts as absent, so a bad field cannot break the render.
+ */
+export function normalizeReceipt(raw: AskUserReceipt): AskUserReceipt | undefined {
+  const r: unknown = raw;
+  if (!isRecord(r) || CLOSED[r.kind as ResolvedStatus] !== true) return undefined;
+  return {
+    kind: r.kind as ResolvedStatus,
+    at: text(r.at),
+    selections: texts(r.selections),
+    customInput: text(r.customInput),
+    answers: Array.isArray(r.answers)
+      ? (r.answers.filter((a) => isRecord(a) && texts(a.selections)) as AskUserReceipt['answers'])
+      : undefined,
+    runEnded: typeof RUN_NOTES[r.runEnded as DoneReason] === 'string' ? (r.runEnded as DoneReason) : undefined,
+  };
 }

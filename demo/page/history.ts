@@ -1,14 +1,11 @@
 /**
  * Redrawing a session after a reload from `GET /api/session`: text bubbles, tool results, and for every
- * closed question a static receipt built from the ask_user arguments, the ToolResult the model received,
- * when it closed and what the run did next. It is drawn by the card's own receipt template and styles, so
- * a redrawn receipt says and looks what the live card did. `historyEntries` is pure (tested in Node);
- * `historicReceipt` turns one receipt into DOM.
+ * closed question a read-only receipt built from the ask_user arguments, the ToolResult the model received,
+ * when it closed and what the run did next. It is drawn by `<ask-user-card>` itself (its `receipt`
+ * property), so a redrawn receipt says and looks what the live card did. `historyEntries` is pure (tested
+ * in Node); `historicReceipt` turns one receipt into a card.
  */
-import { adoptStyles, html, render } from 'lit';
-import type { AskUserLocale, AskUserRequest, AskUserStrings, DoneReason } from 'ask-user-kit/widget';
-import { receiptTemplate } from '../../widget/ask-user-card.templates.js';
-import { cardStyles } from '../../widget/ask-user-card.styles.js';
+import type { AskUserCard, AskUserLocale, AskUserReceipt, AskUserRequest, DoneReason } from 'ask-user-kit/widget';
 
 export interface SessionItem {
   role: 'user' | 'assistant' | 'tool';
@@ -190,24 +187,30 @@ export function historyEntries(items: SessionItem[], openToolCallId?: string, ru
 }
 
 /**
- * A receipt for a question that is already closed: the card's receipt template in a shadow root with the
- * card's styles (model text stays text there too). `data-testid="historic-receipt"` is on the receipt.
+ * A question that is already closed, as an `<ask-user-card>` given the question as it was asked and its
+ * `receipt`: read-only, silent, never focused (model text stays text there too). Without `locale` the
+ * card follows its provider. `data-testid="historic-receipt"` is on the card. The page's import of
+ * `ask-user-kit/widget` (main.ts) defines the element.
  */
-export function historicReceipt(r: HistoricReceipt, s: AskUserStrings, locale: AskUserLocale): HTMLElement {
-  const host = document.createElement('div');
-  host.className = 'historic-card';
-  const root = host.attachShadow({ mode: 'open' });
-  adoptStyles(root, [cardStyles]);
-  const receipt = {
-    kind: r.state,
-    ...(r.at ? { at: r.at } : {}),
-    ...(r.state === 'answered' ? (r.answers ? { answers: r.answers } : { selections: r.selections, customInput: r.customInput }) : {}),
-    ...(r.runEnded ? { runEnded: r.runEnded } : {}),
-  };
+export function historicReceipt(r: HistoricReceipt, locale?: AskUserLocale): AskUserCard {
+  const card = document.createElement('ask-user-card');
   // One question's labels are already resolved, so no options: each "id" shows as itself. A §9.2 card
   // passes its questions, whose options turn the sent ids into labels as on the live card.
-  const req = { title: r.title, mode: (r.mode ?? '') as AskUserRequest['mode'], questions: r.questions as AskUserRequest['questions'] };
-  render(html`<div part="base" class="base">${receiptTemplate(req, receipt, s, locale)}</div>`, root);
-  root.querySelector<HTMLElement>('[part~="receipt"]')!.dataset.testid = 'historic-receipt';
-  return host;
+  card.request = {
+    id: r.toolCallId,
+    toolCallId: r.toolCallId,
+    title: r.title,
+    mode: (r.mode ?? '') as AskUserRequest['mode'],
+    ...(r.questions && { questions: r.questions as AskUserRequest['questions'] }),
+  };
+  const receipt: AskUserReceipt = {
+    kind: r.state,
+    at: r.at,
+    ...(r.state === 'answered' && (r.answers ? { answers: r.answers } : { selections: r.selections, customInput: r.customInput })),
+    runEnded: r.runEnded,
+  };
+  card.receipt = receipt;
+  if (locale) card.locale = locale;
+  card.dataset.testid = 'historic-receipt';
+  return card;
 }

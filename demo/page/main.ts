@@ -6,11 +6,9 @@
  */
 import 'ask-user-kit/widget';
 import {
-  STRINGS,
   fetchPending,
   startChat,
   type AskUserCard,
-  type AskUserLocale,
   type AskUserContinuedEvent,
   type ChatEvent,
   type DoneReason,
@@ -150,9 +148,6 @@ async function send(message: string) {
   await drawStream(result.events);
 }
 
-/** The receipts the live card and the redrawn history show, in the page's language. */
-const cardLocale = (): AskUserLocale => (lang === 'zh' ? 'zh-CN' : 'en');
-
 /** After a reload: the history, then the open card (which may say the run cannot resume). */
 async function restore() {
   log.replaceChildren();
@@ -171,7 +166,8 @@ async function restore() {
   runStatus.textContent = pending?.status === 'expired' ? 'expired' : view.status === 'new' ? 'idle' : view.status;
   for (const e of historyEntries(view.items, pending?.toolCallId, view.status === 'running')) {
     if (e.kind === 'tool') toolItem(e.name, e.content);
-    else if (e.kind === 'receipt') item('card').append(historicReceipt(e.receipt, STRINGS[cardLocale()], cardLocale()));
+    // In the provider's language, which the page's language switch changes.
+    else if (e.kind === 'receipt') item('card').append(historicReceipt(e.receipt));
     else item(e.kind, e.text);
   }
   if (pending) addCard(pending);

@@ -1,7 +1,7 @@
 /** widget/receipt.ts: every refusal of docs/protocol.md §4 leads to one thing the user can do. */
 import { describe, it } from './helpers/bdd.js';
 import { deepEqual, equal } from './helpers/expect.js';
-import { receiptForAnswer, selectionLabels } from '../../widget/receipt.js';
+import { normalizeReceipt, receiptForAnswer, selectionLabels, type AskUserReceipt } from '../../widget/receipt.js';
 import { failureFromThrown, failureOutcome } from '../../widget/failure-outcome.js';
 
 const outcome = (status: number, code?: string, extra: Record<string, unknown> = {}) =>
@@ -75,5 +75,47 @@ describe('receipt helpers', () => {
 
   it('selectionLabels maps ids to labels, unknown ids to themselves', () => {
     deepEqual(selectionLabels({ options: [{ id: 'a', label: 'A' }] }, ['a', 'z']), ['A', 'z']);
+  });
+});
+
+describe('normalizeReceipt', () => {
+  const read = (value: unknown) => normalizeReceipt(value as AskUserReceipt);
+
+  it('keeps a closed question of each kind and its known fields', () => {
+    for (const kind of ['answered', 'cancelled', 'expired', 'superseded'] as const) equal(read({ kind })?.kind, kind, kind);
+    deepEqual(read({ kind: 'answered', at: 'T', selections: ['a'], customInput: 'x', runEnded: 'paused', late: true, extra: 1 }), {
+      kind: 'answered',
+      at: 'T',
+      selections: ['a'],
+      customInput: 'x',
+      answers: undefined,
+      runEnded: 'paused',
+    });
+  });
+
+  it('refuses a kind only a live card reaches, or none', () => {
+    for (const value of [{ kind: 'elsewhere' }, { kind: 'gone' }, { kind: 'toString' }, {}, null, 'answered', []])
+      equal(read(value), undefined);
+  });
+
+  it('drops a field of the wrong type, and a §9.2 answer without its selections', () => {
+    deepEqual(
+      read({
+        kind: 'answered',
+        at: 5,
+        selections: 'a',
+        customInput: 3,
+        runEnded: 'toString',
+        answers: [{ id: 'q', selections: ['a'] }, { id: 'r' }, 7],
+      }),
+      {
+        kind: 'answered',
+        at: undefined,
+        selections: undefined,
+        customInput: undefined,
+        answers: [{ id: 'q', selections: ['a'] }],
+        runEnded: undefined,
+      },
+    );
   });
 });

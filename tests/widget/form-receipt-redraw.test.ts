@@ -8,7 +8,6 @@ import { $, cleanup, mount, settle, submit, textOf, type } from './helpers/card-
 import { form } from './helpers/form-fixtures.js';
 import { historicReceipt, historyEntries, type HistoricReceipt, type SessionItem } from '../../demo/page/history.js';
 import { answerToolResultText, closedToolResultText } from '../../plugin/contract/tool-result.js';
-import { STRINGS } from '../../widget/strings.js';
 import type { AskUserCard } from '../../widget/ask-user-card.js';
 
 afterEach(cleanup);
@@ -26,12 +25,13 @@ const session = (content: string, at: string): SessionItem[] => [
   { role: 'assistant', text: 'done' },
 ];
 
-function redraw(items: SessionItem[], locale: 'zh-CN' | 'en' = 'zh-CN'): ShadowRoot {
+async function redraw(items: SessionItem[], locale: 'zh-CN' | 'en' = 'zh-CN'): Promise<ShadowRoot> {
   const receipts = historyEntries(items).flatMap((e) => (e.kind === 'receipt' ? [e.receipt] : []));
   equal(receipts.length, 1, 'one receipt');
-  const host = historicReceipt(receipts[0] as HistoricReceipt, STRINGS[locale], locale);
-  document.body.append(host);
-  return host.shadowRoot!;
+  const card = historicReceipt(receipts[0] as HistoricReceipt, locale);
+  document.body.append(card);
+  await card.updateComplete;
+  return card.shadowRoot!;
 }
 
 const receiptText = (root: ParentNode) => root.querySelector('[part~="receipt"]')!.textContent!.replace(/\s+/g, ' ').trim();
@@ -52,7 +52,7 @@ describe('a redrawn §9.2 receipt', () => {
       await card.updateComplete;
       const at = $(card, 'time').getAttribute('datetime')!;
       const content = answerToolResultText({ selections: [], customInput: '', cancelled: false, answers: sent[0] as never });
-      const root = redraw(session(content, at), locale);
+      const root = await redraw(session(content, at), locale);
       equal(receiptText(root), receiptText(card.shadowRoot!), 'the same words');
       deepEqual(
         [...root.querySelectorAll('dd')].map((d) => d.textContent!.trim()),
@@ -63,9 +63,9 @@ describe('a redrawn §9.2 receipt', () => {
 
   it('keeps cancelled and expired as they were', async () => {
     const at = '2030-01-01T00:00:00.000Z';
-    const cancelled = redraw(session(answerToolResultText({ selections: [], customInput: '', cancelled: true, answers: [] }), at));
+    const cancelled = await redraw(session(answerToolResultText({ selections: [], customInput: '', cancelled: true, answers: [] }), at));
     equal(cancelled.querySelector<HTMLElement>('[part~="receipt"]')!.dataset.kind, 'cancelled');
-    const expired = redraw(session(closedToolResultText('expired', true), at));
+    const expired = await redraw(session(closedToolResultText('expired', true), at));
     equal(expired.querySelector<HTMLElement>('[part~="receipt"]')!.dataset.kind, 'expired');
     equal(textOf({ shadowRoot: expired } as unknown as AskUserCard, '[part~="receipt-question"]'), '开始之前确认三件事');
   });
