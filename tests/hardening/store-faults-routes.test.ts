@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import KeyvSqlite from '@keyv/sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { openStore, type PendingStore } from '../../plugin/index.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
@@ -144,21 +144,22 @@ describe('SQLite locked past its busy timeout, through the routes', () => {
     const store = await openStore(`sqlite://${file}`, { namespace: 'locked' });
     const model = await startAskingModel();
     const h = await startHarness({ store, model });
-    const locker = new KeyvSqlite({ uri: `sqlite://${file}` });
+    // node:sqlite, as the store: SQLite's locks are per process, so another SQLite library here would not conflict.
+    const locker = new DatabaseSync(file);
     try {
       const s = await pausedRun(h, model, 'locked');
-      await locker.query('BEGIN EXCLUSIVE');
+      locker.exec('BEGIN EXCLUSIVE');
       try {
         assertUnavailable(await settles(cont(s)));
         // Reads go on under WAL: the card is still shown while the writer is locked out.
         const pending = (await (await fetch(`${h.url}/api/interactions/pending?sessionId=locked`)).json()) as { pending: { id: string } };
         assert.equal(pending.pending.id, s.requestId);
       } finally {
-        await locker.query('ROLLBACK');
+        locker.exec('ROLLBACK');
       }
       await assertRecovers(s);
     } finally {
-      await locker.close();
+      locker.close();
       await h.close();
       await store.close();
       await model.close();

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import KeyvSqlite from '@keyv/sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { openStore } from '../../../plugin/store/open-store.js';
 import { StoreUnavailableError, type PendingStore } from '../../../plugin/store/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
@@ -119,18 +119,18 @@ describe('store faults: sqlite', () => {
     const store = await openStore(`sqlite://${file}`, { namespace: 'locked' });
     const record = freshRecord();
     await store.create(record);
-    // A second connection (as another process would have) takes the write lock and sits on it.
-    const locker = new KeyvSqlite({ uri: `sqlite://${file}` });
-    const run = (sql: string) => locker.query(sql) as Promise<unknown>;
-    await run('BEGIN EXCLUSIVE');
+    // A second connection (as another process would have) takes the write lock and sits on it. node:sqlite,
+    // as the store: SQLite's locks are per process, so another SQLite library here would not conflict.
+    const locker = new DatabaseSync(file);
+    locker.exec('BEGIN EXCLUSIVE');
     try {
       await assertUnavailable(store.claim(record.requestId, answer()), 'claim');
       await assertUnavailable(store.putState('run', 1), 'putState');
       // WAL readers are not blocked by a writer, so reads still answer truthfully.
       assert.equal((await store.get(record.requestId))?.status, 'pending');
     } finally {
-      await run('ROLLBACK');
-      await locker.close();
+      locker.exec('ROLLBACK');
+      locker.close();
     }
     assert.equal((await store.get(record.requestId))?.status, 'pending', 'the refused claim changed nothing');
     assert.equal((await store.claim(record.requestId, answer())).ok, true);
