@@ -8,7 +8,6 @@
  */
 import type OpenAI from 'openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { createOpenAI } from '@ai-sdk/openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { aiSdkRuntime, fromLoopTools, type AiRunState, type AiSdkRuntime } from 'ask-user-kit/plugin/ai-sdk';
 import type { PendingStore, RuntimeFactory } from 'ask-user-kit/plugin';
@@ -20,7 +19,8 @@ export type DemoAiSdkApi = 'chat' | 'responses';
 export interface DemoAiSdkOptions {
   client: OpenAI;
   model: string;
-  tools: LoopTool[];
+  /** The demo's tools, or a live list read per run. */
+  tools: readonly LoopTool[] | ((sessionId: string) => readonly LoopTool[]);
   maxRounds: number;
   locale: 'zh' | 'en';
   system: string;
@@ -31,12 +31,16 @@ export interface DemoAiSdkOptions {
   onError?: (err: unknown) => void;
 }
 
-export function demoAiSdkRuntime(o: DemoAiSdkOptions): RuntimeFactory<AiSdkRuntime> {
+/**
+ * Loaded only for the Responses API: `@ai-sdk/openai` builds a default provider from the environment when
+ * it is imported, and an empty OPENAI_BASE_URL (which the demo reads as unset) would stop every runtime.
+ */
+export async function demoAiSdkRuntime(o: DemoAiSdkOptions): Promise<RuntimeFactory<AiSdkRuntime>> {
   const endpoint = { baseURL: o.client.baseURL, ...(o.client.apiKey ? { apiKey: o.client.apiKey } : {}) };
   const responses = o.api === 'responses';
   // The OpenAI provider asks a known reasoning model for its encrypted reasoning itself when store is false.
   const model = responses
-    ? createOpenAI({ ...endpoint, name: 'demo' }).responses(o.model)
+    ? (await import('@ai-sdk/openai')).createOpenAI({ ...endpoint, name: 'demo' }).responses(o.model)
     : createOpenAICompatible({ name: 'demo', ...endpoint }).chatModel(o.model);
   return aiSdkRuntime({
     model,

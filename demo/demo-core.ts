@@ -50,7 +50,7 @@ export interface DemoAppOptions {
   /** @default 8 */
   maxRounds?: number;
   /** @default the demo's list_test_suites */
-  tools?: LoopTool[];
+  tools?: readonly LoopTool[] | ((sessionId: string) => readonly LoopTool[]);
   /** Built page to serve; omitted: API only. */
   staticDir?: string;
   /** @default one JSON line per entry on stdout */
@@ -141,11 +141,9 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
   // The AI SDK runtime is seen through the loop's surface, so routes, page and tests stay the same.
   const kit: AskUserKit<Ctx, AgentLoop> & { readonly runtime: AgentLoop } =
     runtime === 'ai-sdk'
-      ? (() => {
-          const built = createAskUserKit<Ctx, AiSdkRuntime>({
-            ...kitOptions,
-            runtime: withMcp(demoAiSdkRuntime({ ...shared, api: options.aiSdkApi ?? 'chat' })),
-          });
+      ? await (async () => {
+          const factory = await demoAiSdkRuntime({ ...shared, api: options.aiSdkApi ?? 'chat' });
+          const built = createAskUserKit<Ctx, AiSdkRuntime>({ ...kitOptions, runtime: withMcp(factory) });
           return Object.assign(built, { runtime: asDemoLoop(built.runtime) }) as unknown as AskUserKit<Ctx, AgentLoop> & {
             readonly runtime: AgentLoop;
           };

@@ -40,10 +40,14 @@ async function main() {
   // MCP (§10): the servers of ASK_USER_MCP_URL, or the demo's own meeting server; their elicitations reach the card.
   const meetings = config.mcpUrls.length ? undefined : await startMeetingServer();
   const elicitation = mcpElicitation({ locale: config.locale });
-  const mcp = await connectMcpTools(meetings ? [meetings.url] : config.mcpUrls, elicitation);
+  // A tool name an MCP server shares with a demo tool is offered with its server's prefix.
+  const mcp = await connectMcpTools(meetings ? [meetings.url] : config.mcpUrls, elicitation, {
+    reserved: demoTools.map((tool) => tool.name),
+  });
 
   const demo = await createDemoApp({
-    tools: [...demoTools, ...mcp.tools],
+    // Read at each turn: the MCP servers' lists change (notifications/tools/list_changed).
+    tools: () => [...demoTools, ...mcp.tools],
     elicitation,
     store,
     client,

@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { McpSessionClients, type McpCallResult, type McpElicitation, type McpSession } from '../../plugin/mcp/index.js';
+import { McpSessionClients, type McpCallResult, type McpElicitation, type McpSession } from 'ask-user-kit/plugin/mcp';
 
 export interface McpServerToolsOptions {
   /** A new transport to the server: one for the catalog, one per session's client. */

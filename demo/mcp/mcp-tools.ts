@@ -10,9 +10,9 @@
  * agent loop's registry) learns of tools added later only when the host hands it `tools` again.
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { LoopTool } from '../../plugin/loop/index.js';
-import type { McpElicitation } from '../../plugin/mcp/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { LoopTool } from 'ask-user-kit/plugin/loop';
+import { toolOutputOf, type McpElicitation } from 'ask-user-kit/plugin/mcp';
 import { McpServerTools } from './mcp-server-tools.js';
 import { exposedToolNames } from './tool-names.js';
 
@@ -85,8 +85,8 @@ export class McpLoopTools implements McpTools {
         const bound = current();
         if (!bound) return { content: `Error: the MCP server no longer offers ${name}; do not call it again`, isError: true };
         const result = await bound.server.call(bound.tool.name, args, { sessionId: ctx.sessionId, sse: ctx.sse }, ctx.signal);
-        const text = (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
-        return { content: text, isError: result.isError === true };
+        // Every content block kept (images, audio, resources); each runtime passes on what its API carries.
+        return toolOutputOf(result as CallToolResult);
       },
     };
     this.#views.set(name, view);

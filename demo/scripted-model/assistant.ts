@@ -4,7 +4,7 @@
  * after an answer is evidence of what actually reached it: the chosen option ids and labels, the typed
  * text, or the cancellation.
  */
-import type { AskUserArgs } from '../../plugin/contract/schema.js';
+import type { AskUserArgs } from 'ask-user-kit/plugin';
 import type { ChatRequestBody, ScriptedTurn } from './chat-completions-server.js';
 import { langOf, questionFor, topicOf, TEST_SUITES, type Lang, type TestSuite, type Topic } from './questions.js';
 

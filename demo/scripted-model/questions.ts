@@ -2,7 +2,7 @@
  * What the offline assistant asks for each kind of request, in both languages. Data, not logic: the
  * assistant picks an entry by keyword and sends it as the `ask_user` arguments.
  */
-import type { AskUserArgs } from '../../plugin/contract/schema.js';
+import type { AskUserArgs } from 'ask-user-kit/plugin';
 
 export type Lang = 'zh' | 'en';
 export type Topic = 'meeting' | 'calendar' | 'plan' | 'release' | 'tests' | 'directory' | 'count' | 'features' | 'naming' | 'approach';

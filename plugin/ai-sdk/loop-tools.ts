@@ -43,13 +43,14 @@ function aiPart(part: ToolContentPart): ContentPart {
 
 /** Per run, since a LoopTool's `run` is told its session and chat stream: pass the result as `aiSdkRuntime({ tools })`. */
 export function fromLoopTools(
-  tools: readonly LoopTool[],
+  tools: readonly LoopTool[] | ((sessionId: string) => readonly LoopTool[]),
   options: FromLoopToolsOptions = {},
 ): (sessionId: string, sse?: SseSink) => ToolSet {
   const { media = 'parts' } = options;
+  // A function is read per run, so a live list (MCP servers' tools after list_changed) is current.
   return (sessionId, sse) =>
     Object.fromEntries(
-      tools.map((t) => [
+      (typeof tools === 'function' ? tools(sessionId) : tools).map((t) => [
         t.name,
         tool<Record<string, unknown>, LoopToolResult, Record<string, never>>({
           description: t.description,

@@ -32,8 +32,11 @@ export interface AgentLoopOptions {
   store: PendingStore;
   /** The core's coordinator; `agentRuntime` passes the kit's own. */
   coordinator: LoopCoordinator;
-  /** Ordinary tools. */
-  tools?: readonly LoopTool[];
+  /**
+   * Ordinary tools, or a function giving the session's tools, read at the start of each turn (a live list,
+   * e.g. MCP servers' tools after `notifications/tools/list_changed`).
+   */
+  tools?: readonly LoopTool[] | ((sessionId: string) => readonly LoopTool[]);
   /** Tool names the model may see, ask_user included; a function decides per session. @default every tool and ask_user */
   allowedTools?: readonly string[] | ((sessionId: string) => readonly string[]);
   /** Model calls per user message, a resumed pause counting on (an answer given in the last round still gets one). @default 8 */
@@ -128,18 +131,20 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     onError = (err) => console.error('[ask-user-kit loop]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
   } = options;
   const { coordinator } = options;
-  const registry = new ToolRegistry(tools);
+  // A fixed list is checked once, here; a function's list at each turn (a duplicate name fails that turn).
+  const fixed = typeof tools === 'function' ? undefined : new ToolRegistry(tools);
+  const registryFor = (sessionId: string) => fixed ?? new ToolRegistry((tools as (sessionId: string) => readonly LoopTool[])(sessionId));
   const states = new RunStates(stateStore);
   const leases = new RunLeases(stateStore, { ttlMs: leaseTtlMs });
   const index = new PausedIndex(stateStore);
   if (api !== 'chat' && api !== 'responses') throw new TypeError(`api must be 'chat' or 'responses', got ${JSON.stringify(api)}`);
   // One per loop: an endpoint that refuses encrypted reasoning is not asked for it again.
   const responses = { store: responsesStore === true, encryptedReasoning: true };
-  const deps = { client, model, registry, coordinator, maxRounds, request, modelIdleTimeoutMs, api, locale, responses };
+  const deps = { client, model, coordinator, maxRounds, request, modelIdleTimeoutMs, api, locale, responses };
 
   // Built once: its JSON Schema is the same for every call, and the SDK only reads it.
   const askTool = askUserChatTool(locale);
-  const toolsFor = (sessionId: string): ChatCompletionTool[] => {
+  const toolsFor = (sessionId: string, registry: ToolRegistry): ChatCompletionTool[] => {
     const allowed = typeof allowedTools === 'function' ? allowedTools(sessionId) : allowedTools;
     const ok = (name: string) => !allowed || allowed.includes(name);
     return [
@@ -161,8 +166,13 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     counter: 'round',
     empty: (sessionId) => emptyRun(sessionId, system),
     limit: { calls: maxRounds, words: 'rounds' },
-    runTurn: ({ sessionId, sse, messages, used, save }) =>
-      runRounds(deps, { sessionId, sse, messages, roundsUsed: used, tools: toolsFor(sessionId), onRound: save }),
+    runTurn: ({ sessionId, sse, messages, used, save }) => {
+      const registry = registryFor(sessionId);
+      return runRounds(
+        { ...deps, registry },
+        { sessionId, sse, messages, roundsUsed: used, tools: toolsFor(sessionId, registry), onRound: save },
+      );
+    },
     resumeWaitMs,
     resumeStalledAfterMs,
     onError,

@@ -12,6 +12,7 @@ export {
   type McpSession,
 } from './elicitation-bridge.js';
 export { McpSessionClients, type McpSessionClientsOptions } from './session-clients.js';
+export { toolOutputOf } from './tool-output.js';
 export {
   contentFromAnswers,
   formFromElicitation,

@@ -30,7 +30,7 @@ test('ASK_USER_AI_SDK_API=responses: a card end to end on the AI SDK runtime ove
     authorize: allowAnyCaller,
     logger: memoryAuditLogger(),
     expiryTimers: false,
-    runtime: demoAiSdkRuntime({
+    runtime: await demoAiSdkRuntime({
       client,
       model: SCRIPTED_MODEL_NAME,
       tools: demoTools,

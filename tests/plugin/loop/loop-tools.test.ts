@@ -9,7 +9,7 @@ import { createAskUserKit } from '../../../plugin/core/ask-user-kit.js';
 import { memoryAuditLogger } from '../../../plugin/core/audit.js';
 import { openStore } from '../../../plugin/store/index.js';
 import type { PendingStore } from '../../../plugin/store/types.js';
-import { agentRuntime, redactSecrets, type AgentRuntimeOptions, type RunState } from '../../../plugin/loop/index.js';
+import { agentRuntime, redactSecrets, type AgentRuntimeOptions, type LoopTool, type RunState } from '../../../plugin/loop/index.js';
 import { startScriptedModel, type TurnScript } from '../../helpers/scripted-model.js';
 import { recordingSink, type RecordingSink } from '../../helpers/recording-sink.js';
 import { askSingle } from '../../helpers/ask-calls.js';
@@ -192,4 +192,22 @@ test('a client that leaves mid-stream stops the run and frees the session', asyn
   assert.equal((await h.loop.getRun('s-leave'))?.status, 'idle');
   const again = await h.chat('s-leave', 'still there?');
   assert.deepEqual(again.events.at(-1)!.data, { reason: 'completed' });
+});
+
+test('tools given as a function are read at each turn: a tool added between turns is offered and runs', async (t) => {
+  const live: LoopTool[] = [{ name: 'first_tool', description: 'One.', parameters: { type: 'object' }, run: () => 'one' }];
+  const h = await makeLoop(
+    [{ text: 'hello' }, { toolCalls: [{ id: 'call_new', name: 'added_later', arguments: {} }] }, { text: 'used it' }],
+    {
+      tools: (sessionId) => (sessionId === 's-live' ? live : []),
+    },
+  );
+  t.after(() => h.close());
+  await h.chat('s-live', 'first');
+  const offered = (n: number) => (h.model.requests[n]!.tools ?? []).map((tool) => tool.function.name).sort();
+  assert.deepEqual(offered(0), ['ask_user', 'first_tool']);
+  live.push({ name: 'added_later', description: 'Two.', parameters: { type: 'object' }, run: () => 'two' });
+  const second = await h.chat('s-live', 'second');
+  assert.deepEqual(offered(1), ['added_later', 'ask_user', 'first_tool']);
+  assert.deepEqual(results(second), [{ toolCallId: 'call_new', name: 'added_later', content: 'two', isError: false }]);
 });
