@@ -107,8 +107,12 @@ test('npm run demo starts offline and the scripted assistant understands the ans
         const receipt = page.locator('[data-testid="historic-receipt"]').last();
         await receipt.waitFor();
         // The card's own words: in zh-CN (the page's default) the labels are joined with 、, as on the live card.
-        assert.match((await receipt.textContent()) ?? '', /Integration、Browser/);
-        assert.equal(await page.locator('ask-user-card').count(), 0, 'nothing is pending after the answer');
+        assert.match((await receipt.locator('[part~="receipt"]').textContent()) ?? '', /Integration、Browser/);
+        assert.equal(
+          await page.locator('ask-user-card:not([data-testid="historic-receipt"])').count(),
+          0,
+          'nothing is pending after the answer',
+        );
 
         await page.click('[data-testid="trace-toggle"]');
         await page.locator('[data-testid="trace-lines"]', { hasText: 'event: tool_result' }).waitFor();

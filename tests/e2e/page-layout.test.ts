@@ -128,7 +128,8 @@ const receiptFacts = (page: Page, selector: string) =>
     .locator(selector)
     .last()
     .evaluate((el) => {
-      const root = el.getRootNode() as ShadowRoot | Document;
+      // A live receipt inside its card, or a redrawn card (the test id is on the element) and its shadow root.
+      const root = el.shadowRoot ?? (el.getRootNode() as ShadowRoot | Document);
       const base = root.querySelector<HTMLElement>('[part~="base"]') ?? (el as HTMLElement);
       // No named helper functions here: the test's TypeScript build would wrap them in a helper the page lacks.
       const [status, answer, time, note] = ['receipt-status', 'receipt-answer', 'receipt-time', 'receipt-note'].map((n) =>

@@ -54,7 +54,7 @@ test('page refresh: the pending query restores the card, and its answer continue
     const historic = chat.page.locator('[data-testid="historic-receipt"]');
     await historic.first().waitFor();
     assert.match(
-      await historic.first().innerText(),
+      await historic.first().locator('[part~="receipt"]').innerText(),
       /请选择执行方式[\s\S]*直接实现/,
       'the redrawn history does not show the answered question with its choice',
     );
