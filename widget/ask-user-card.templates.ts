@@ -104,8 +104,8 @@ function sentences(locale: AskUserLocale, ...parts: string[]): string {
 }
 
 /**
- * The read-only receipt. One template for the live card and for a host redrawing a question that closed
- * before a reload (the demo's history), so both say and look the same; put it inside `cardStyles`.
+ * The read-only receipt. One template for a card that closed while open and for a question a host sets as
+ * already closed (the card's `receipt`, e.g. a chat's history after a reload), so both say and look the same.
  */
 export function receiptTemplate(
   req: Pick<AskUserRequest, 'title' | 'mode' | 'options' | 'questions' | 'url'>,

@@ -136,8 +136,9 @@ export class AskUserCard extends LitElement {
   /**
    * A question already closed, shown read-only: set `request` (the question as it was asked) and `receipt`,
    * and the card draws the receipt instead of the form: no countdown, no events, no announcement in the
-   * live region, no focus moved. While it is set the methods below are ignored; clearing it opens `request`
-   * as a new question. A `kind` other than answered, cancelled, expired, superseded renders nothing.
+   * live region, no focus moved. While it is set, `markSubmitted()`, `markResolved()`, `showError()` and
+   * `markRunEnded()` are ignored (set a new `receipt` instead); clearing it opens `request` as a new
+   * question. A `kind` other than answered, cancelled, expired, superseded renders nothing.
    */
   declare receipt?: AskUserReceipt | null;
 

@@ -17,7 +17,7 @@ import { honoRoutes } from 'ask-user-kit/plugin/hono';
 import { createAgentLoop, type AgentLoop, type LoopTool } from 'ask-user-kit/plugin/loop';
 import { aiSdkRuntime, askUserTool } from 'ask-user-kit/plugin/ai-sdk';
 import { mcpElicitation, formFromElicitation } from 'ask-user-kit/plugin/mcp';
-import { AskUserCard, fetchPending, startChat, type AskUserRequest, type ChatEvent } from 'ask-user-kit/widget';
+import { AskUserCard, fetchPending, startChat, type AskUserReceipt, type AskUserRequest, type ChatEvent } from 'ask-user-kit/widget';
 import * as standalone from 'ask-user-kit/widget/standalone';
 
 export const tool: LoopTool = { name: 'lookup', description: 'Looks something up.', parameters: { type: 'object' }, run: () => 'found' };
@@ -30,6 +30,7 @@ export async function wire(store: PendingStore): Promise<AskUserKit> {
 export const sessionId: string = sessionIdSchema.parse('s-1');
 export const card: AskUserCard = document.createElement('ask-user-card');
 export const shown: AskUserRequest | null | undefined = card.request;
+export const closed: AskUserReceipt | null | undefined = card.receipt;
 export const sameClass: typeof AskUserCard = standalone.AskUserCard;
 export async function firstQuestion(): Promise<ChatEvent | undefined> {
   const started = await startChat({ sessionId, message: 'hello' });
