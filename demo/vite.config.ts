@@ -4,28 +4,14 @@
  * properties would be shadowed and the card would never re-render.
  */
 import { defineConfig } from 'vite';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-/**
- * The page imports the package's public entries (`ask-user-kit/widget`) as a host's page does; they
- * resolve to the sources through tsconfig.json's `paths`, the one list of them (tests/demo checks it
- * against package.json's exports). Exact matches, so `…/widget` never takes `…/widget/standalone`.
- */
-const { paths } = (
-  JSON.parse(readFileSync(new URL('../tsconfig.json', import.meta.url), 'utf8')) as {
-    compilerOptions: { paths: Record<string, [string]> };
-  }
-).compilerOptions;
-const alias = Object.entries(paths).map(([entry, [source]]) => ({
-  find: new RegExp(`^${entry.replaceAll('/', '\\/')}$`),
-  replacement: fileURLToPath(new URL(`../${source}`, import.meta.url)),
-}));
+import { SOURCE_ENTRIES } from './source-entries.js';
 
 export default defineConfig({
   root: fileURLToPath(new URL('./page', import.meta.url)),
   publicDir: false,
-  resolve: { alias },
+  // The page imports the package's public entries, as a host's page does, built from their sources.
+  resolve: { alias: SOURCE_ENTRIES },
   logLevel: 'warn',
   oxc: {
     decorator: { legacy: true },
