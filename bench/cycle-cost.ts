@@ -10,17 +10,7 @@ import { CycleProcess } from './lib/cycle-process.js';
 import { load, type LoadResult } from './lib/cycle-client.js';
 import { countsDelta, perCycleText, totalOf, type Counts } from './lib/counting-backend.js';
 import { commandStats } from './lib/redis-server.js';
-import {
-  emptyFindings,
-  fixed,
-  one,
-  rate,
-  sleep,
-  storeSpec,
-  type CostBackend,
-  type CycleContext,
-  type CycleFindings,
-} from './lib/cycle-context.js';
+import { emptyFindings, fixed, one, rate, sleep, storeSpec, type CycleContext, type CycleFindings } from './lib/cycle-context.js';
 import { summarizeProfile } from './profile-summary.js';
 import { ratio } from './lib/stats.js';
 
@@ -72,7 +62,7 @@ interface BackendCost {
   sdkShare?: number;
 }
 
-async function measureBackend(ctx: CycleContext, backend: CostBackend): Promise<BackendCost> {
+async function measureBackend(ctx: CycleContext, backend: 'memory' | 'sqlite' | 'redis'): Promise<BackendCost> {
   const server = await CycleProcess.start(backend, ['demo', storeSpec(ctx, backend, 'cost'), ctx.model.baseURL]);
   try {
     await warm(server, `${backend}-warm`);
@@ -131,7 +121,7 @@ function fsyncCalls(report: string): number | undefined {
  * Two SQLite servers under strace: one that only starts and stops, one that also serves cycles. The
  * difference is what the cycles cost, whatever opening and closing the file costs.
  */
-async function fsyncsPerCycle(ctx: CycleContext, driver: 'sqlite' | 'sqlite3'): Promise<{ perCycle?: number; why?: string }> {
+async function fsyncsPerCycle(ctx: CycleContext): Promise<{ perCycle?: number; why?: string }> {
   if (spawnSync('strace', ['-V'], { stdio: 'ignore' }).status !== 0) return { why: 'strace is not installed' };
   const cycles = 100;
   const totals: number[] = [];
@@ -139,12 +129,12 @@ async function fsyncsPerCycle(ctx: CycleContext, driver: 'sqlite' | 'sqlite3'): 
     ['idle', 0],
     ['busy', cycles],
   ] as const) {
-    const report = `${ctx.tmp}/strace-${driver}-${run}.txt`;
-    const file = `${ctx.tmp}/fsync-${driver}-${run}.db`;
+    const report = `${ctx.tmp}/strace-${run}.txt`;
+    const file = `${ctx.tmp}/fsync-${run}.db`;
     const wrapper = ['strace', '-f', '-c', '-o', report, '-e', 'trace=fsync,fdatasync'];
     let server: CycleProcess;
     try {
-      server = await CycleProcess.start(`${driver} under strace (${run})`, ['demo', `${driver}:${file}`, ctx.model.baseURL], { wrapper });
+      server = await CycleProcess.start(`sqlite under strace (${run})`, ['demo', `sqlite:${file}`, ctx.model.baseURL], { wrapper });
     } catch (err) {
       return { why: `strace could not run the server (${(err as Error).message}; ptrace refused?)` };
     }
@@ -154,7 +144,7 @@ async function fsyncsPerCycle(ctx: CycleContext, driver: 'sqlite' | 'sqlite3'): 
         concurrency: CONCURRENCY,
         seconds: 60,
         maxCycles: count,
-        prefix: `fsync-${driver}-${run}`,
+        prefix: `fsync-${run}`,
       });
       if (result.cycles !== count) return { why: `cycles failed under strace: ${result.firstError}` };
     }
@@ -170,7 +160,7 @@ async function fsyncsPerCycle(ctx: CycleContext, driver: 'sqlite' | 'sqlite3'): 
 export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
   const out = emptyFindings();
   const bareFirst = await measureBare(ctx, true);
-  const backends: CostBackend[] = ctx.redis ? ['memory', 'sqlite', 'sqlite3', 'redis'] : ['memory', 'sqlite', 'sqlite3'];
+  const backends: Array<'memory' | 'sqlite' | 'redis'> = ctx.redis ? ['memory', 'sqlite', 'redis'] : ['memory', 'sqlite'];
   const costs = new Map<string, BackendCost>();
   for (const backend of backends) {
     costs.set(backend, await measureBackend(ctx, backend));
@@ -180,8 +170,7 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
   const bareLast = await measureBare(ctx, false);
   const bareRate = (bareFirst.run.cyclesPerSecond + bareLast.run.cyclesPerSecond) / 2;
   const bareCpu = (bareFirst.run.cpuMsPerCycle + bareLast.run.cpuMsPerCycle) / 2;
-  const fsyncs = await fsyncsPerCycle(ctx, 'sqlite');
-  const fsyncsSqlite3 = await fsyncsPerCycle(ctx, 'sqlite3');
+  const fsyncs = await fsyncsPerCycle(ctx);
 
   out.tables.push(
     '',
@@ -221,9 +210,9 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
   }
   out.rows.push({
     group: 'cycle',
-    metric: 'SQLite fsyncs per question (node:sqlite)',
+    metric: 'SQLite fsyncs per question',
     value: fsyncs.perCycle === undefined ? `not measured (${fsyncs.why})` : fixed(fsyncs.perCycle),
-    baseline: fsyncsSqlite3.perCycle === undefined ? '' : `${fixed(fsyncsSqlite3.perCycle)} (sqlite3)`,
+    baseline: '',
     ratio: '',
     target: `≤ ${TARGETS.fsyncs}`,
     ...(fsyncs.perCycle === undefined ? {} : { met: fsyncs.perCycle <= TARGETS.fsyncs, raw: { fsyncs: fsyncs.perCycle } }),
@@ -251,19 +240,6 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
       raw: { cyclesPerSecond: cost.run.cyclesPerSecond, bareCyclesPerSecond: bareRate },
     });
   }
-  const [onNode, onSqlite3] = [costs.get('sqlite'), costs.get('sqlite3')];
-  if (onNode && onSqlite3) {
-    out.rows.push({
-      group: 'cycle',
-      metric: 'questions/s at 10 concurrent, SQLite on node:sqlite vs sqlite3',
-      value: `${rate(onNode.run.cyclesPerSecond)}, ${fixed(onNode.run.cpuMsPerCycle, 3)} ms CPU`,
-      baseline: `${rate(onSqlite3.run.cyclesPerSecond)}, ${fixed(onSqlite3.run.cpuMsPerCycle, 3)} ms CPU (sqlite3)`,
-      ratio: ratio(onNode.run.cyclesPerSecond / onSqlite3.run.cyclesPerSecond),
-      target: '≥ 1× (move to node:sqlite unless worse)',
-      met: onNode.run.cyclesPerSecond >= onSqlite3.run.cyclesPerSecond,
-      raw: { nodeSqlite: onNode.run.cyclesPerSecond, sqlite3: onSqlite3.run.cyclesPerSecond },
-    });
-  }
   const memoryShare = costs.get('memory')?.sdkShare;
   out.rows.push({
     group: 'cycle',
@@ -278,7 +254,6 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
     backends: Object.fromEntries(costs),
     countedCycles: COUNTED_CYCLES,
     fsyncs,
-    fsyncsSqlite3,
   };
   return out;
 }

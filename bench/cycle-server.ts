@@ -2,8 +2,8 @@
  * The server side of the cycle benchmark, in its own process so its CPU is its own. Arguments:
  * `demo <store> <modelBaseURL>` serves the demo app (Koa, persistent host) on a store whose backend calls
  * are counted; `bare - <modelBaseURL>` serves the same two exchanges on node:http with the same `openai`
- * client and no store. `<store>` is `memory`, `sqlite:<file>` (node:sqlite), `sqlite3:<file>` (the former
- * sqlite3 backend, while the bench compares the two) or `redis:<url>`. The parent talks over IPC.
+ * client and no store. `<store>` is `memory`, `sqlite:<file>` (node:sqlite) or `redis:<url>`. The parent talks
+ * over IPC.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -37,10 +37,6 @@ const counts: Counts = {};
 
 async function openBackend(spec: string): Promise<Backend> {
   if (spec === 'memory') return createMemoryBackend();
-  if (spec.startsWith('sqlite3:')) {
-    const { openSqlite3Backend } = await import('../plugin/store/sqlite3-backend.js');
-    return openSqlite3Backend(spec.slice('sqlite3:'.length), { timeoutMs: 1500 });
-  }
   if (spec.startsWith('sqlite:')) {
     const { openSqliteBackend } = await import('../plugin/store/sqlite-backend.js');
     return openSqliteBackend(spec.slice('sqlite:'.length), { timeoutMs: 1500 });

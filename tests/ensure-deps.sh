@@ -17,7 +17,7 @@ if [ ! -x node_modules/.bin/node ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want_
   fi
   echo "ensure-deps: installing dependencies (npm ci)" >&2
   if ! npm ci --no-audit --no-fund >&2; then
-    echo "ensure-deps: npm ci failed (see above). It needs the npm registry; a native build of sqlite3 needs python3, make and g++." >&2
+    echo "ensure-deps: npm ci failed (see above). It needs the npm registry (no dependency builds anything native: the SQLite store is Node's own node:sqlite)." >&2
     exit 1
   fi
   echo "$want_lock" > "$stamp"

@@ -25,13 +25,10 @@ export interface CycleFindings {
 
 export const emptyFindings = (): CycleFindings => ({ rows: [], notes: [], tables: [], detail: {} });
 
-/** A store the cost part measures; `sqlite3` is the former SQLite driver, beside node:sqlite (`sqlite`). */
-export type CostBackend = 'memory' | 'sqlite' | 'sqlite3' | 'redis';
-
 /** The store argument of bench/cycle-server.ts for a backend. */
-export function storeSpec(ctx: CycleContext, backend: CostBackend, name: string): string {
+export function storeSpec(ctx: CycleContext, backend: 'memory' | 'sqlite' | 'redis', name: string): string {
   if (backend === 'memory') return 'memory';
-  if (backend === 'sqlite' || backend === 'sqlite3') return `${backend}:${ctx.tmp}/${name}-${backend}.db`;
+  if (backend === 'sqlite') return `sqlite:${ctx.tmp}/${name}.db`;
   return `redis:${ctx.redis!.url}`;
 }
 

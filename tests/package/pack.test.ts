@@ -392,6 +392,29 @@ test('the packed package installs offline into a consumer project and works ther
     state.installed = true;
   });
 
+  await t.test("nothing in the package's dependency tree runs an install script or builds a native binding", async (t) => {
+    if (!state.installed || !state.tarball || !state.packed) return t.skip('not installed');
+    // The package with its dependencies and required peers only, as a Redis-only host installs it: a
+    // lifecycle script or a binding.gyp (npm runs node-gyp for it) would run in that host's `npm install`.
+    const tree = consumerLock({
+      repoLockPath: join(root, 'package-lock.json'),
+      consumerName: 'consumer',
+      consumerDependencies: {},
+      packed: state.packed,
+      tarballPath: state.tarball,
+      tarballSpec: 'file:package.tgz',
+    }) as { packages: Record<string, unknown> };
+    const building: string[] = [];
+    for (const at of Object.keys(tree.packages).filter((p) => p !== '')) {
+      const dir = join(consumer, at);
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageJson;
+      const hooks = ['preinstall', 'install', 'postinstall'].filter((hook) => manifest.scripts?.[hook] !== undefined);
+      if (readdirSync(dir).includes('binding.gyp')) hooks.push('binding.gyp');
+      if (hooks.length > 0) building.push(`${at}: ${hooks.join(', ')}`);
+    }
+    assert.deepEqual(building, [], "a host's npm install would run these");
+  });
+
   await t.test('plain Node imports every entry from the installed package', async (t) => {
     if (!state.installed) return t.skip('not installed');
     const script = `

@@ -4,8 +4,8 @@
  *
  * Starting `node --import tsx` costs ~0.9 s on 2 shared cores, most of it loading and transforming
  * modules one by one; the crash tests start ~100 processes. So the fixture is bundled once per test
- * process with esbuild (the transformer tsx itself runs on) into node_modules/.cache, native sqlite3 left
- * external, and started with plain `node` (~0.35 s). The source is the same; without esbuild it falls
+ * process with esbuild (the transformer tsx itself runs on) into node_modules/.cache (node:sqlite is a
+ * built-in, so nothing native is left out), and started with plain `node` (~0.35 s). The source is the same; without esbuild it falls
  * back to tsx.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -50,7 +50,6 @@ function commandFor(script: string): Promise<string[]> {
           platform: 'node',
           format: 'esm',
           target: 'node20',
-          external: ['sqlite3'],
           logLevel: 'silent',
           // Bundled CommonJS dependencies call require(); give the ES module one.
           banner: {
