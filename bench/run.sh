@@ -2,10 +2,31 @@
 # `npm run bench`: every benchmark in turn, then one summary table (bench/summary.ts). Benchmarks are not
 # tests: nothing here fails on a slow figure. Each step is bounded in time; a step that fails or times out
 # is reported in the summary and makes the script exit non-zero after the table is printed.
+# `npm run bench -- --quick`: the same figures on shorter loads and fewer open questions (about 2 minutes).
+# Ctrl-C or a kill stops the step under way with everything it started (servers, Redis, model processes).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tests/ensure-deps.sh || exit 1
 export PATH="$PWD/node_modules/.bin:$PATH"
+
+quick=0
+for a in "$@"; do
+  case "$a" in
+    --quick) quick=1 ;;
+    *) echo "bench: unknown argument $a (only --quick)" >&2; exit 2 ;;
+  esac
+done
+if [ "$quick" = 1 ]; then
+  export BENCH_OPEN="${BENCH_OPEN:-5000}" BENCH_CYCLE_SECONDS="${BENCH_CYCLE_SECONDS:-1}" BENCH_SEED_SECONDS="${BENCH_SEED_SECONDS:-40}"
+  ROUTE_ARGS=(--seconds 1 --rounds 1 --warmup 0.5)
+  SCALE_ARGS=(--sizes 1000,20000 --lookups 10000)
+else
+  ROUTE_ARGS=()
+  SCALE_ARGS=()
+fi
+
+# Steps in process groups of their own, ended with everything they started on a signal (bench/lib/steps.sh).
+source bench/lib/steps.sh
 
 RESULTS=bench/results
 BUILD="$RESULTS/build"
@@ -21,25 +42,13 @@ fi
 # Node must read the emitted .js files as ES modules.
 echo '{ "type": "module" }' > "$BUILD/package.json"
 
-failed=()
-step() {
-  local name=$1 limit=$2
-  shift 2
-  echo
-  echo "== $name"
-  if ! timeout --kill-after=5 "$limit" "$@"; then
-    echo "bench: $name failed or exceeded ${limit}s" >&2
-    failed+=("$name")
-  fi
-}
-
 step interception 60 node "$BUILD/bench/interception.js"
-step http-routes 300 node "$BUILD/bench/http-routes.js"
-step pending-scale 90 node "$BUILD/bench/pending-scale.js"
+step http-routes 300 node "$BUILD/bench/http-routes.js" "${ROUTE_ARGS[@]}"
+step pending-scale 90 node "$BUILD/bench/pending-scale.js" "${SCALE_ARGS[@]}"
 step bundle 60 node "$BUILD/bench/bundle.js"
 # Builds the Markdown chunk with vite and times it in Chromium, so it runs from the sources like bundle-size.ts.
 step markdown 120 node --import tsx bench/markdown-render.ts
-# About 4 minutes at the default 50,000 open questions; BENCH_OPEN=5000 BENCH_CYCLE_SECONDS=2 about 2.
+# About 4 minutes at the default 50,000 open questions; --quick (BENCH_OPEN=5000, 1 s slices) well under 1.
 step cycle 600 node "$BUILD/bench/cycle.js"
 
 node "$BUILD/bench/summary.js" --failed "$(IFS=,; echo "${failed[*]-}")"
