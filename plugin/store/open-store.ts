@@ -3,6 +3,7 @@
  * the same way.
  */
 import { createKeyedStore, resolveOptions } from './keyed-store.js';
+import { StoreError } from './store-errors.js';
 import { createMemoryBackend } from './memory-backend.js';
 import { parseStoreUrl } from './store-url.js';
 import type { PendingStore, StoreOptions } from './types.js';
@@ -19,7 +20,9 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
     case 'memory':
       return createKeyedStore(createMemoryBackend(), resolved);
     case 'sqlite': {
-      const { openSqliteBackend } = await import('./sqlite-backend.js');
+      const { openSqliteBackend } = await import('./sqlite-backend.js').catch((error: unknown) => {
+        throw noNodeSqlite(error);
+      });
       return createKeyedStore(
         await openSqliteBackend(target.file, { timeoutMs: resolved.timeoutMs, synchronous: resolved.sqliteSynchronous }),
         resolved,
@@ -30,4 +33,14 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
       return createKeyedStore(await openRedisBackend(target, { timeoutMs: resolved.timeoutMs }), resolved);
     }
   }
+}
+
+/** Before Node.js 22.13 node:sqlite is missing or behind a flag; say so instead of "no such built-in module". */
+function noNodeSqlite(error: unknown): unknown {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_UNKNOWN_BUILTIN_MODULE') return error;
+  return new StoreError(
+    'store_unsupported',
+    `the sqlite:// store runs on node:sqlite, built into Node.js >= 22.13, and this is Node.js ${process.versions.node}; upgrade Node.js, or use memory or redis://`,
+    { cause: error },
+  );
 }

@@ -17,7 +17,9 @@ export type StoreErrorCode =
   /** `markToolResultWritten` on an interaction nobody has claimed yet. */
   | 'not_resolved'
   /** A stored value is not what this store writes (another app wrote under our namespace?). */
-  | 'store_corrupt';
+  | 'store_corrupt'
+  /** This runtime lacks what the backend needs: `sqlite://` runs on node:sqlite, built into Node.js ≥ 22.13. */
+  | 'store_unsupported';
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
