@@ -17,6 +17,7 @@ export type { ChatRuntime, ServeChat } from './core/chat-route.js';
 export { allowAnyCaller, type Authorize } from './core/authorization.js';
 export type { InterceptContext, InterceptResult, ErrorToolResult, ToolCallLike, CloseStatus } from './core/coordinator.js';
 export type { ClosedContext, ResumeContext, RunHost, SseSink } from './core/host.js';
+export type { Coordinator } from './core/coordinator.js';
 export type { ChatInput, RuntimeCore, RuntimeFactory } from './core/runtime.js';
 export type { InProcessAnswer } from './core/in-process-host.js';
 export type { RouteRequest, RouteResult, JsonReply } from './core/routes.js';

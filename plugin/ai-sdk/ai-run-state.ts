@@ -2,10 +2,11 @@
  * A session's AI SDK run, persisted in the PendingStore under its own prefix (`aisdk:<sessionId>`), so
  * any instance sharing the store continues it exactly where it paused. The history is the AI SDK's
  * `ModelMessage[]` as sent to `streamText`. Every write is a compare-and-set on the store's version, and
- * the session lease (plugin/loop/run-lease.ts) lives in the same value, as in the plugin's own loop.
+ * the session lease (plugin/runs/run-lease.ts) lives in the same value, as in the plugin's own loop.
  */
 import type { ModelMessage } from 'ai';
-import { RunStates, type RunLease } from '../loop/run-state.js';
+import type { RunLease } from '../runs/run-lease.js';
+import { StoredRuns } from '../runs/stored-runs.js';
 import type { PendingStore } from '../store/types.js';
 
 export type AiRunStatus = 'idle' | 'running' | 'paused';
@@ -17,7 +18,7 @@ export interface AiRunState {
   messages: ModelMessage[];
   /** Set while paused: the ask_user call waiting for its ToolResult. */
   paused?: { requestId: string; toolCallId: string; step: number };
-  /** Model steps used in the current turn; a resumed pause counts on. */
+  /** Model steps used in the current turn; a resumed pause counts on: the engine's call count. */
   step: number;
   /** An accepted answer whose ToolResult is written but the model has not yet run with (see RunState.owed). */
   owed?: { toolCallId: string; since: number };
@@ -28,8 +29,8 @@ export interface AiRunState {
   updatedAt: number;
 }
 
-/** The AI SDK runs, compare-and-set exactly as the plugin loop's runs (plugin/loop/run-state.ts), under their own prefix. */
-export class AiRunStates extends RunStates<AiRunState> {
+/** The AI SDK runs, compare-and-set exactly as the plugin loop's runs (plugin/runs/stored-runs.ts), under their own prefix. */
+export class AiRunStates extends StoredRuns<AiRunState> {
   constructor(store: PendingStore, keyPrefix = 'aisdk:') {
     super(store, { keyPrefix });
   }

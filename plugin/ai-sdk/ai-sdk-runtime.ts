@@ -4,24 +4,25 @@
  * (`aisdk:<sessionId>`), saved before any question is announced, so a continue landing on any instance
  * sharing the store — or on this one after kill -9 — calls the model once with the original history plus
  * the exact ToolResult. Everything around the model calls (leases, pauses, answers, closings, sweeps,
- * failure wording) is the plugin loop's own run skeleton (plugin/loop/run-host.ts); this file brings the
- * AI SDK's step loop and its message format.
+ * failure wording) is the resume engine's (plugin/runs/run-engine.ts), as for the plugin loop; this file
+ * brings the AI SDK's step loop and its message format.
  */
 import type { LanguageModel, ToolSet } from 'ai';
 import { ASK_USER_TOOL_NAME, type ToolLocale } from '../contract/tool-definition.js';
+import type { Coordinator } from '../core/coordinator.js';
 import type { RunHost, SseSink } from '../core/host.js';
-import type { ChatInput, RuntimeCore, RuntimeFactory } from '../core/runtime.js';
+import type { ChatInput, RuntimeFactory } from '../core/runtime.js';
 import type { PendingStore } from '../store/types.js';
-import { redactSecrets } from '../loop/failures.js';
-import { PausedIndex } from '../loop/paused-index.js';
-import { RunLeases } from '../loop/run-lease.js';
-import { runSkeleton } from '../loop/run-host.js';
-import type { SweepReport } from '../loop/sweep.js';
-import type { RollForwardResult } from '../loop/tool-result-writer.js';
-import { AiRunStates, emptyAiRun, type AiRunState } from './ai-run-state.js';
+import { redactSecrets } from '../runs/failures.js';
+import { PausedIndex } from '../runs/paused-index.js';
+import { RunEngine } from '../runs/run-engine.js';
+import { RunLeases } from '../runs/run-lease.js';
+import type { SweepReport } from '../runs/sweep.js';
+import type { RollForwardResult } from '../runs/tool-result-writer.js';
+import { AiRunStates, type AiRunState } from './ai-run-state.js';
 import { askUserTool } from './ask-user-tool.js';
 import type { StepSettings } from './model-step.js';
-import { aiRunHistory } from './result-writer.js';
+import { aiRunFormat } from './result-writer.js';
 import { runSteps } from './run-steps.js';
 
 export interface AiSdkRuntimeOptions {
@@ -75,10 +76,14 @@ export interface AiSdkRuntime extends RunHost {
 
 /** `createAskUserKit({ store, authorize, runtime: aiSdkRuntime({ model, tools }) })`; `kit.runtime` is the runtime. */
 export function aiSdkRuntime(options: AiSdkRuntimeOptions): RuntimeFactory<AiSdkRuntime> {
-  return (core: RuntimeCore) => createAiSdkRuntime(core, options);
+  return (coordinator) => createAiSdkRuntime(coordinator, options);
 }
 
-export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptions): AiSdkRuntime {
+/** The runtime for a host that wires the kit's coordinator itself (`coordinator.store` holds its questions). */
+export function createAiSdkRuntime(
+  coordinator: Pick<Coordinator, 'store' | 'intercept' | 'supersede' | 'expireDue' | 'auditRecovered' | 'admitChat'>,
+  options: AiSdkRuntimeOptions,
+): AiSdkRuntime {
   const {
     model,
     tools = {},
@@ -92,7 +97,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
     modelIdleTimeoutMs,
     settings,
     keyPrefix = 'aisdk:',
-    stateStore = core.store,
+    stateStore = coordinator.store,
     onError = (err) =>
       console.error('[ask-user-kit ai-sdk]', redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))),
   } = options;
@@ -102,7 +107,7 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
   const index = new PausedIndex(stateStore, `${keyPrefix}paused:`);
   const deps = {
     model,
-    coordinator: core,
+    coordinator,
     maxSteps,
     ...(system ? { instructions: system } : {}),
     ...(settings ? { settings } : {}),
@@ -116,15 +121,13 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
     return allowed ? Object.fromEntries(Object.entries(all).filter(([name]) => allowed.includes(name))) : all;
   };
 
-  return runSkeleton({
-    store: core.store,
-    core,
+  const engine = new RunEngine({
+    coordinator,
+    store: coordinator.store,
     states,
     leases,
     index,
-    history: aiRunHistory,
-    counter: 'step',
-    empty: emptyAiRun,
+    format: aiRunFormat,
     limit: { calls: maxSteps, words: 'steps' },
     runTurn: ({ sessionId, sse, messages, used, save }) =>
       runSteps(deps, { sessionId, sse, messages, stepsUsed: used, tools: toolsFor(sessionId, sse), onStep: save }),
@@ -132,4 +135,5 @@ export function createAiSdkRuntime(core: RuntimeCore, options: AiSdkRuntimeOptio
     resumeStalledAfterMs,
     onError,
   });
+  return engine.asRuntime();
 }

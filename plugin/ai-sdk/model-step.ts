@@ -5,7 +5,7 @@
  * reply with neither text nor a tool call is an error, never a history entry.
  */
 import { APICallError, RetryError, streamText, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
-import { ModelCallError, idleGuard, DEFAULT_MODEL_IDLE_TIMEOUT_MS } from '../loop/model-round.js';
+import { ModelCallError, idleGuard, DEFAULT_MODEL_IDLE_TIMEOUT_MS } from '../runs/model-call.js';
 
 /** streamText options the runtime passes through as given (temperature, maxRetries, providerOptions, …). */
 export type StepSettings = Omit<

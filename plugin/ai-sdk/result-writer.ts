@@ -1,12 +1,14 @@
 /**
- * The AI SDK's ModelMessage history as the shared run skeleton (plugin/loop/run-host.ts) reads and writes
- * it: where an ask_user ToolResult goes, what a closed card's result says, when the model is owed a call.
+ * The AI SDK runtime's run format: its history is the AI SDK's ModelMessages, an ask_user result a
+ * tool-result part at its call's place, and its call count `step`. The engine (plugin/runs/run-engine.ts)
+ * reads and writes the runtime's runs through it.
  */
 import type { ModelMessage } from 'ai';
-import type { Hold } from '../loop/run-lease.js';
-import { writeToolResult, type WriteOutcome } from '../loop/tool-result-writer.js';
+import type { RunFormat } from '../runs/run-format.js';
+import type { Hold } from '../runs/run-lease.js';
+import { writeToolResult, type WriteOutcome } from '../runs/tool-result-writer.js';
 import type { InteractionRecord } from '../store/types.js';
-import type { AiRunState, AiRunStates } from './ai-run-state.js';
+import { emptyAiRun, type AiRunState, type AiRunStates } from './ai-run-state.js';
 import {
   askUserResultPart,
   awaitsModelAfter,
@@ -16,14 +18,16 @@ import {
   resultText,
   unansweredToolCalls,
 } from './history.js';
-import type { RunHistory } from '../loop/run-host.js';
 
-/** The AI SDK's history: an ask_user result is a tool-result part at its call's place. */
-export const aiRunHistory: RunHistory<ModelMessage, AiRunState> = {
+/** The AI SDK's run format: an ask_user result is a tool-result part at its call's place. */
+export const aiRunFormat: RunFormat<ModelMessage, AiRunState> = {
+  newRun: emptyAiRun,
+  callsOf: (run) => run.step,
+  withCalls: (run, step) => ({ ...run, step, ...(run.paused ? { paused: { ...run.paused, step } } : {}) }),
+  userMessage: (text) => ({ role: 'user', content: text }),
   hasToolResult,
   unansweredToolCalls,
   withToolResult: (messages, toolCallId, content) => insertToolResult(messages, askUserResultPart(toolCallId, content)),
-  userMessage: (text) => ({ role: 'user', content: text }),
   resultOf(messages, toolCallId) {
     const part = findToolResult(messages, toolCallId);
     return part ? resultText(part) : undefined;
@@ -35,4 +39,4 @@ export type AiWriteOutcome = WriteOutcome<AiRunState>;
 
 /** Append the ToolResult and unpause the run; with `hold`, take a free lease in the same write. */
 export const writeAskResult = (states: AiRunStates, record: InteractionRecord, content: string, hold?: Hold): Promise<AiWriteOutcome> =>
-  writeToolResult<ModelMessage, AiRunState>(states, record, content, hold, aiRunHistory);
+  writeToolResult(aiRunFormat, states, record, content, hold);

@@ -6,17 +6,16 @@
  */
 import type { LanguageModel, ModelMessage, ToolResultPart, ToolSet } from 'ai';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
-import type { InterceptResult } from '../core/coordinator.js';
+import type { Coordinator, InterceptResult } from '../core/coordinator.js';
 import type { SseSink } from '../core/host.js';
-import type { RuntimeCore } from '../core/runtime.js';
 import { askUserResultPart, resultText } from './history.js';
 import { streamStep, type StepCall, type StepSettings } from './model-step.js';
-import type { TurnOutcome } from '../loop/run-host.js';
+import type { TurnOutcome } from '../runs/run-format.js';
 
 export interface StepsDeps {
   model: LanguageModel;
   /** The kit's coordinator: only its interception is needed here. */
-  coordinator: Pick<RuntimeCore, 'intercept'>;
+  coordinator: Pick<Coordinator, 'intercept'>;
   maxSteps: number;
   instructions?: string;
   settings?: StepSettings;

@@ -3,9 +3,9 @@
  * framework — the routes' handler, the interception its loop calls, the store — wired from one options
  * object. An adapter (plugin/adapters/: Koa, Express, Fetch/Hono) serves the routes and the chat stream.
  */
-import { consoleAuditLogger, recordEntry, safeAuditLogger, type AuditLogger } from './audit.js';
+import { consoleAuditLogger, safeAuditLogger, type AuditLogger } from './audit.js';
 import {
-  createCoordinator,
+  Coordinator,
   type AskContext,
   type CloseStatus,
   type InterceptContext,
@@ -95,9 +95,9 @@ export interface AskUserKit<Ctx = unknown, R extends RunHost = RunHost> {
   readonly admitChat: AdmitChat;
   /** Heartbeat and timers for the chat streams adapters open. */
   readonly sseOptions: OpenSseOptions;
-  /** Split a turn's tool calls, ask the first valid `ask_user`, and say whether the run must pause. */
   /** Store an already valid question (not from a model's tool call, e.g. an MCP elicitation) and announce it. */
   ask(form: AskUserForm, context: AskContext): Promise<{ record: InteractionRecord; event: UserInputRequired }>;
+  /** Split a turn's tool calls, ask the first valid `ask_user`, and say whether the run must pause. */
   intercept<C extends ToolCallLike>(toolCalls: readonly C[], context: InterceptContext): Promise<InterceptResult<C>>;
   /** Close the session's open question before a new user message runs: `superseded` (or `expired`). */
   supersede(sessionId: string): Promise<InteractionRecord | undefined>;
@@ -169,22 +169,9 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
       closed: (context) => runtime!.closed(context),
     };
   const audit = safeAuditLogger(logger, (e) => onError(e));
-  const coordinator = createCoordinator({ store, host, audit, ttlMs, now, expiryTimers, onError: (e) => onError(e) });
-  const auditRecovered = (record: InteractionRecord) => {
-    const r = record.resolution;
-    if (!r) return;
-    audit.audit(recordEntry(r.status, record, r.at, { ...(r.status === 'answered' ? { answer: r.answer } : {}), recovered: true }));
-  };
   const admitChat = chatAdmission({ authorize: warnedPolicy as () => Authorize<never>, audit, now });
-  runtime = options.runtime?.({
-    store,
-    intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),
-    ask: (form, context) => coordinator.ask(form, context),
-    supersede: (sessionId) => coordinator.supersede(sessionId),
-    expireDue: (sessionId) => coordinator.expireDue(sessionId),
-    auditRecovered,
-    admitChat,
-  });
+  const coordinator = new Coordinator({ store, host, audit, admitChat, ttlMs, now, expiryTimers, onError: (e) => onError(e) });
+  runtime = options.runtime?.(coordinator);
   const normalizedPrefix = prefix.replace(/\/+$/, '');
   let serve: ServeRoutes<Ctx> | undefined;
   let serveChat: ServeChat<Ctx> | undefined;
@@ -210,14 +197,15 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
       serveChat = chatRoute<Ctx>({ runtime: runtime as unknown as ChatRuntime, audit, allowedOrigins, now });
       return serveChat;
     },
+    // The coordinator's methods, as the kit's own.
     admitChat,
-    sseOptions,
     intercept: (toolCalls, context) => coordinator.intercept(toolCalls, context),
+    ask: (form, context) => coordinator.ask(form, context),
     supersede: (sessionId) => coordinator.supersede(sessionId),
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     closeInteraction: (requestId, status) => coordinator.closeInteraction(requestId, status),
-    ask: (form, context) => coordinator.ask(form, context),
-    auditRecovered,
+    auditRecovered: (record) => coordinator.auditRecovered(record),
+    sseOptions,
     runtime,
     waitForAnswer(requestId, signal) {
       if (!inProcess) {

@@ -7,6 +7,7 @@
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import { CANCEL_ANSWER, closedToolResultText } from '../contract/tool-result.js';
 import { recordEntry, type AuditLogger } from './audit.js';
+import type { AdmitChat } from './chat-admission.js';
 import { newRequestId } from './request-id.js';
 import { isChoiceMode } from '../contract/limits.js';
 import { BOUND_KEYS, dropNullFields } from '../contract/bounds.js';
@@ -77,6 +78,8 @@ export interface CoordinatorOptions {
   store: PendingStore;
   host: RunHost;
   audit: AuditLogger;
+  /** The chat's door (chat-admission.ts), which a runtime's chat calls first. */
+  admitChat: AdmitChat;
   /** Interaction lifetime in ms. */
   ttlMs: number;
   now: () => number;
@@ -168,69 +171,39 @@ const refusal = (toolCallId: string, content: string): ErrorToolResult => ({
   isError: true,
 });
 
-export function createCoordinator(options: CoordinatorOptions) {
-  const { store, host, audit, ttlMs, now, expiryTimers, onError, newId = newRequestId } = options;
-  const timers = new Map<string, ReturnType<typeof setTimeout>>();
+/**
+ * The kit's coordinator: what the routes and a runtime call to ask, intercept and close questions. One per
+ * kit; `createAskUserKit({ runtime })` hands it to the runtime it builds.
+ */
+export class Coordinator {
+  /** Where the questions live. */
+  readonly store: PendingStore;
+  /** The chat's door: checks the session, the message and the caller (the kit's `authorize`), audits refusals. */
+  readonly admitChat: AdmitChat;
+  readonly #host: RunHost;
+  readonly #audit: AuditLogger;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #expiryTimers: boolean;
+  readonly #onError: (err: unknown) => void;
+  readonly #newId: () => string;
+  readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
 
-  const clearTimer = (requestId: string) => {
-    const t = timers.get(requestId);
-    if (t !== undefined) clearTimeout(t);
-    timers.delete(requestId);
-  };
-
-  /**
-   * Close an interaction that ends without an answer. Exactly one caller across all instances wins the
-   * claim; the others get `undefined`. The host's `closed` hook runs after the claim.
-   */
-  async function closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined> {
-    clearTimer(requestId);
-    const at = now();
-    // The stored answer of a closing is the plain cancel whatever the form; its ToolResult follows the form.
-    const outcome = await store.claim(requestId, { status, at, answer: CANCEL_ANSWER }, { allowExpired: true });
-    if (!outcome.ok) return undefined;
-    audit.audit(recordEntry(status, outcome.record, at));
-    try {
-      await host.closed({
-        record: outcome.record,
-        toolResultContent: closedToolResultText(status, outcome.record.form.questions !== undefined),
-      });
-    } catch (err) {
-      onError(err);
-    }
-    return outcome.record;
+  constructor(options: CoordinatorOptions) {
+    const { store, host, audit, admitChat, ttlMs, now, expiryTimers, onError, newId = newRequestId } = options;
+    this.store = store;
+    this.admitChat = admitChat;
+    this.#host = host;
+    this.#audit = audit;
+    this.#ttlMs = ttlMs;
+    this.#now = now;
+    this.#expiryTimers = expiryTimers;
+    this.#onError = onError;
+    this.#newId = newId;
   }
 
-  /** A record that still needs closing: pending, or expired by the clock but not yet collected. */
-  const isOpen = (r: InteractionRecord) => r.status === 'pending' || (r.status === 'expired' && !r.resolution);
-
-  /** Close the session's open interaction: `expired` if it is past expiry, else `superseded`. */
-  async function supersede(sessionId: string): Promise<InteractionRecord | undefined> {
-    const current = await store.currentOf(sessionId);
-    if (!current || !isOpen(current)) return undefined;
-    return closeInteraction(current.requestId, isPastExpiry(current, now()) ? 'expired' : 'superseded');
-  }
-
-  /** Close the session's interaction as `expired` if it is past expiry; a live one is left alone. */
-  async function expireDue(sessionId: string): Promise<InteractionRecord | undefined> {
-    const current = await store.currentOf(sessionId);
-    if (!current || !isOpen(current) || !isPastExpiry(current, now())) return undefined;
-    return closeInteraction(current.requestId, 'expired');
-  }
-
-  function scheduleExpiry(record: InteractionRecord) {
-    if (!expiryTimers) return;
-    const delay = Math.max(0, record.expiresAt - now());
-    // setTimeout caps at 2^31-1 ms; a longer TTL closes lazily instead.
-    if (delay > 2 ** 31 - 1) return;
-    const t = setTimeout(() => {
-      timers.delete(record.requestId);
-      closeInteraction(record.requestId, 'expired').catch(onError);
-    }, delay);
-    t.unref();
-    timers.set(record.requestId, t);
-  }
-
-  async function intercept<C extends ToolCallLike>(
+  /** Split a turn's tool calls, ask the first valid `ask_user`, and say whether the run must pause. */
+  async intercept<C extends ToolCallLike>(
     toolCalls: readonly C[],
     { sessionId, sse, noneOpen = false }: InterceptContext,
   ): Promise<InterceptResult<C>> {
@@ -248,9 +221,9 @@ export function createCoordinator(options: CoordinatorOptions) {
       if (call.function?.name !== ASK_USER_TOOL_NAME) continue;
       const parsed = parseAskUserArguments(call.function.arguments);
       if (!parsed.ok) {
-        audit.audit({
+        this.#audit.audit({
           event: 'rejected',
-          at: new Date(now()).toISOString(),
+          at: new Date(this.#now()).toISOString(),
           sessionId,
           toolCallId: call.id,
           reason: 'invalid_arguments',
@@ -263,9 +236,9 @@ export function createCoordinator(options: CoordinatorOptions) {
           ),
         );
       } else if (asked) {
-        audit.audit({
+        this.#audit.audit({
           event: 'rejected',
-          at: new Date(now()).toISOString(),
+          at: new Date(this.#now()).toISOString(),
           sessionId,
           toolCallId: call.id,
           mode: parsed.form.mode,
@@ -282,7 +255,7 @@ export function createCoordinator(options: CoordinatorOptions) {
       }
     }
     if (!asked) return { pause: false, ordinaryCalls, errorResults };
-    const { record, event } = await ask(asked.form, { sessionId, toolCallId: asked.call.id, ...(sse ? { sse } : {}), noneOpen });
+    const { record, event } = await this.ask(asked.form, { sessionId, toolCallId: asked.call.id, ...(sse ? { sse } : {}), noneOpen });
     return { pause: true, interaction: record, event, ordinaryCalls, errorResults };
   }
 
@@ -290,36 +263,99 @@ export function createCoordinator(options: CoordinatorOptions) {
    * Store a question that is already valid (from interception, or built by the host, as an MCP
    * elicitation is) as the session's pending interaction, announce it, audit it and time its expiry.
    */
-  async function ask(
+  async ask(
     form: AskUserForm,
     { sessionId, toolCallId, sse, noneOpen = false }: AskContext,
   ): Promise<{ record: InteractionRecord; event: UserInputRequired }> {
     // One session, one pending interaction: an older one still open is closed before the new one exists.
-    if (!noneOpen) await supersede(sessionId);
-    const createdAt = now();
+    if (!noneOpen) await this.supersede(sessionId);
+    const createdAt = this.#now();
     const record: InteractionRecord = {
-      requestId: newId(),
+      requestId: this.#newId(),
       toolCallId,
       sessionId,
       form,
       createdAt,
-      expiresAt: createdAt + ttlMs,
+      expiresAt: createdAt + this.#ttlMs,
       status: 'pending',
     };
-    await store.create(record);
+    await this.store.create(record);
     const event = userInputRequiredOf(record);
     sse?.send('user_input_required', event);
-    audit.audit(recordEntry('asked', record, createdAt));
-    scheduleExpiry(record);
+    this.#audit.audit(recordEntry('asked', record, createdAt));
+    this.#scheduleExpiry(record);
     return { record, event };
   }
 
-  function close() {
-    for (const t of timers.values()) clearTimeout(t);
-    timers.clear();
+  /** Close the session's open interaction: `expired` if it is past expiry, else `superseded`; the host's `closed` runs. */
+  async supersede(sessionId: string): Promise<InteractionRecord | undefined> {
+    const current = await this.store.currentOf(sessionId);
+    if (!current || !isOpen(current)) return undefined;
+    return this.closeInteraction(current.requestId, isPastExpiry(current, this.#now()) ? 'expired' : 'superseded');
   }
 
-  return { intercept, ask, supersede, expireDue, closeInteraction, clearTimer, close };
+  /** Close the session's interaction as `expired` if it is past expiry; a live one is left alone. */
+  async expireDue(sessionId: string): Promise<InteractionRecord | undefined> {
+    const current = await this.store.currentOf(sessionId);
+    if (!current || !isOpen(current) || !isPastExpiry(current, this.#now())) return undefined;
+    return this.closeInteraction(current.requestId, 'expired');
+  }
+
+  /**
+   * Close an interaction that ends without an answer. Exactly one caller across all instances wins the
+   * claim; the others get `undefined`. The host's `closed` hook runs after the claim.
+   */
+  async closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined> {
+    this.clearTimer(requestId);
+    const at = this.#now();
+    // The stored answer of a closing is the plain cancel whatever the form; its ToolResult follows the form.
+    const outcome = await this.store.claim(requestId, { status, at, answer: CANCEL_ANSWER }, { allowExpired: true });
+    if (!outcome.ok) return undefined;
+    this.#audit.audit(recordEntry(status, outcome.record, at));
+    try {
+      await this.#host.closed({
+        record: outcome.record,
+        toolResultContent: closedToolResultText(status, outcome.record.form.questions !== undefined),
+      });
+    } catch (err) {
+      this.#onError(err);
+    }
+    return outcome.record;
+  }
+
+  /** Audit a resolution whose claiming process died before its audit line (a runtime's roll-forward wrote its ToolResult). */
+  auditRecovered(record: InteractionRecord): void {
+    const r = record.resolution;
+    if (!r) return;
+    this.#audit.audit(recordEntry(r.status, record, r.at, { ...(r.status === 'answered' ? { answer: r.answer } : {}), recovered: true }));
+  }
+
+  /** Stop the expiry timer of one question (it was answered). */
+  clearTimer(requestId: string): void {
+    const t = this.#timers.get(requestId);
+    if (t !== undefined) clearTimeout(t);
+    this.#timers.delete(requestId);
+  }
+
+  /** Stop every expiry timer (the kit closes). */
+  close(): void {
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+  }
+
+  #scheduleExpiry(record: InteractionRecord): void {
+    if (!this.#expiryTimers) return;
+    const delay = Math.max(0, record.expiresAt - this.#now());
+    // setTimeout caps at 2^31-1 ms; a longer TTL closes lazily instead.
+    if (delay > 2 ** 31 - 1) return;
+    const t = setTimeout(() => {
+      this.#timers.delete(record.requestId);
+      this.closeInteraction(record.requestId, 'expired').catch(this.#onError);
+    }, delay);
+    t.unref();
+    this.#timers.set(record.requestId, t);
+  }
 }
 
-export type Coordinator = ReturnType<typeof createCoordinator>;
+/** A record that still needs closing: pending, or expired by the clock but not yet collected. */
+const isOpen = (r: InteractionRecord) => r.status === 'pending' || (r.status === 'expired' && !r.resolution);

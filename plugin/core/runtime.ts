@@ -1,29 +1,17 @@
 /**
- * The seam between the kit and the runtime it builds (the plugin's agent loop, or another runtime):
- * `createAskUserKit({ runtime })` calls the factory once with the store and its coordinator, and the
+ * The seam between the kit and the runtime it builds (the plugin's agent loop, the AI SDK runtime, or
+ * another runtime): `createAskUserKit({ runtime })` calls the factory once with its coordinator, and the
  * runtime it returns is the kit's RunHost. Neither needs the other introduced afterwards.
  */
-import type { AskContext, InterceptResult, ToolCallLike } from './coordinator.js';
-import type { AskUserForm, UserInputRequired } from '../contract/schema.js';
-import type { AdmitChat, ChatRequest } from './chat-admission.js';
+import type { Coordinator } from './coordinator.js';
+import type { ChatRequest } from './chat-admission.js';
 import type { RunHost, SseSink } from './host.js';
-import type { InteractionRecord, PendingStore } from '../store/types.js';
 
-/** What the kit gives the runtime it builds: the store and the coordinator a loop calls on each turn. */
-export interface RuntimeCore {
-  readonly store: PendingStore;
-  intercept(toolCalls: readonly ToolCallLike[], ctx: { sessionId: string; noneOpen?: boolean }): Promise<InterceptResult>;
-  /** Store an already valid question as the session's pending interaction and announce it (MCP elicitation). */
-  ask(form: AskUserForm, ctx: AskContext): Promise<{ record: InteractionRecord; event: UserInputRequired }>;
-  /** Close the session's open interaction (superseded, or expired when overdue); the host's `closed` runs. */
-  supersede(sessionId: string): Promise<InteractionRecord | undefined>;
-  /** Close the session's interaction as expired if it is overdue. */
-  expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
-  /** Audit a resolution rolled forward after its claimer died. */
-  auditRecovered(record: InteractionRecord): void;
-  /** The chat's door: checks the session, the message and the caller (the kit's `authorize`), audits refusals. */
-  admitChat: AdmitChat;
-}
+/**
+ * What a runtime used of the coordinator before it had one name: a runtime of your own may take any object
+ * of this shape. @deprecated Use `Coordinator` (a runtime factory is given the coordinator itself).
+ */
+export type RuntimeCore = Pick<Coordinator, 'store' | 'intercept' | 'ask' | 'supersede' | 'expireDue' | 'auditRecovered' | 'admitChat'>;
 
 /**
  * What a runtime's `chat` takes: the caller and the fields as the host received them (each is checked:
@@ -36,7 +24,7 @@ export interface ChatInput extends ChatRequest {
 }
 
 /**
- * Builds the run host from what the kit gives it, once, inside `createAskUserKit({ runtime })`: the kit
+ * Builds the run host from the kit's coordinator, once, inside `createAskUserKit({ runtime })`: the kit
  * and its runtime are made by one call and need no introduction afterwards.
  */
-export type RuntimeFactory<R extends RunHost> = (core: RuntimeCore) => R;
+export type RuntimeFactory<R extends RunHost> = (coordinator: Coordinator) => R;

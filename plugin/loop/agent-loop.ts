@@ -4,25 +4,28 @@
  * RunHost the plugin core calls on continue, so a continue landing on any instance sharing the store —
  * or on this one after kill -9 — calls the model once with the original history plus the ToolResult.
  * With run state in a memory store (`stateStore`) the same loop runs in memory: after a restart the
- * card survives on a persistent store but says it cannot resume.
+ * card survives on a persistent store but says it cannot resume. The leases, pauses, answers, closings and
+ * sweeps are the resume engine's (plugin/runs/run-engine.ts); this file brings the rounds and the messages.
  *
  * `agentRuntime(options)` hands the loop to `createAskUserKit({ runtime })`, which builds both at once.
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ASK_USER_TOOL_NAME, askUserChatTool, type ToolLocale } from '../contract/tool-definition.js';
-import type { RunHost, SseSink } from '../core/host.js';
+import type { Coordinator } from '../core/coordinator.js';
+import type { RunHost } from '../core/host.js';
 import type { ChatInput, RuntimeCore, RuntimeFactory } from '../core/runtime.js';
 import type { PendingStore } from '../store/types.js';
-import { PausedIndex } from './paused-index.js';
-import { emptyRun, RunStates, type RunState } from './run-state.js';
-import { runRounds, type LoopCoordinator, type ModelApi } from './run-rounds.js';
-import { RunLeases } from './run-lease.js';
-import { runSkeleton, type RunHistory } from './run-host.js';
+import { redactSecrets } from '../runs/failures.js';
+import { PausedIndex } from '../runs/paused-index.js';
+import { RunEngine } from '../runs/run-engine.js';
+import { RunLeases } from '../runs/run-lease.js';
+import type { SweepReport } from '../runs/sweep.js';
+import type { RollForwardResult } from '../runs/tool-result-writer.js';
+import { chatRunFormat } from './chat-history.js';
+import { RunStates, type RunState } from './run-state.js';
+import { runRounds, type ModelApi } from './run-rounds.js';
 import { ToolRegistry, type LoopTool } from './tool-registry.js';
-import { awaitsModelAfter, chatHistory, type RollForwardResult } from './tool-result-writer.js';
-import { redactSecrets } from './failures.js';
-import type { SweepReport } from './sweep.js';
 
 export interface AgentLoopOptions {
   /** The injected client: `new OpenAI({ baseURL, apiKey })` for any OpenAI-compatible endpoint. */
@@ -30,8 +33,8 @@ export interface AgentLoopOptions {
   model: string;
   /** Where interactions live; also the run state, unless `stateStore` says otherwise. */
   store: PendingStore;
-  /** The core's coordinator; `agentRuntime` passes the kit's own. */
-  coordinator: LoopCoordinator;
+  /** The kit's coordinator (what the loop calls of it); `agentRuntime` passes the kit's own. */
+  coordinator: Pick<Coordinator, 'intercept' | 'supersede' | 'expireDue' | 'auditRecovered' | 'admitChat'>;
   /**
    * Ordinary tools, or a function giving the session's tools, read at the start of each turn (a live list,
    * e.g. MCP servers' tools after `notifications/tools/list_changed`).
@@ -81,7 +84,13 @@ export interface AgentLoopOptions {
 /** `chat`'s input: the caller, the session and message as received (checked by the chat), and the stream. */
 export type { ChatInput } from '../core/runtime.js';
 
-export type { SweepReport } from './sweep.js';
+export type { SweepReport } from '../runs/sweep.js';
+
+/**
+ * What the loop used of the kit's coordinator before it had one name. @deprecated Use `Coordinator` from
+ * `ask-user-kit/plugin`; `AgentLoopOptions['coordinator']` says which of its methods the loop calls.
+ */
+export type LoopCoordinator = Omit<RuntimeCore, 'store'>;
 
 /** The loop is the kit's RunHost: it continues a paused run when its question is answered. */
 export interface AgentLoop extends RunHost {
@@ -107,7 +116,7 @@ export type AgentRuntimeOptions = Omit<AgentLoopOptions, 'store' | 'coordinator'
  * model, tools }) })` builds the kit and the loop in one call; `kit.runtime` is the loop.
  */
 export function agentRuntime(options: AgentRuntimeOptions): RuntimeFactory<AgentLoop> {
-  return (core: RuntimeCore) => createAgentLoop({ ...options, store: core.store, coordinator: core });
+  return (coordinator) => createAgentLoop({ ...options, store: coordinator.store, coordinator });
 }
 
 export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
@@ -156,15 +165,13 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     ];
   };
 
-  return runSkeleton({
+  const engine = new RunEngine({
+    coordinator,
     store,
-    core: coordinator,
     states,
     leases,
     index,
-    history: loopHistory,
-    counter: 'round',
-    empty: (sessionId) => emptyRun(sessionId, system),
+    format: chatRunFormat(system),
     limit: { calls: maxRounds, words: 'rounds' },
     runTurn: ({ sessionId, sse, messages, used, save }) => {
       const registry = registryFor(sessionId);
@@ -177,15 +184,5 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     resumeStalledAfterMs,
     onError,
   });
+  return engine.asRuntime();
 }
-
-/** The loop's history: Chat Completions messages, an ask_user result a `tool` message. */
-const loopHistory: RunHistory<RunState['messages'][number], RunState> = {
-  ...chatHistory,
-  userMessage: (text) => ({ role: 'user', content: text }),
-  resultOf(messages, toolCallId) {
-    const content = messages.find((m) => m.role === 'tool' && m.tool_call_id === toolCallId)?.content;
-    return typeof content === 'string' ? { content, isError: false } : undefined;
-  },
-  awaitsModelAfter,
-};

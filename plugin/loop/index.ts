@@ -1,7 +1,7 @@
 /**
  * Public entry of `ask-user-kit/plugin/loop`: the agent loop with exact resume, as the kit's runtime
  * (`agentRuntime`) or on its own (`createAgentLoop`), its tools, and its failures. Its parts (rounds, run
- * state, session fence, paused index) are internal and may change.
+ * state) and the resume engine it runs on (plugin/runs/) are internal and may change.
  */
 export {
   agentRuntime,
@@ -10,10 +10,11 @@ export {
   type AgentLoopOptions,
   type AgentRuntimeOptions,
   type ChatInput,
+  type LoopCoordinator,
   type SweepReport,
 } from './agent-loop.js';
-export type { LoopCoordinator, ModelApi } from './run-rounds.js';
-export { ModelCallError, DEFAULT_MODEL_IDLE_TIMEOUT_MS, type ModelErrorCode } from './model-round.js';
+export type { ModelApi } from './run-rounds.js';
+export { ModelCallError, DEFAULT_MODEL_IDLE_TIMEOUT_MS, type ModelErrorCode } from '../runs/model-call.js';
 export {
   ToolRegistry,
   type LoopTool,
@@ -24,4 +25,4 @@ export {
 } from './tool-registry.js';
 export { describeToolContent } from './tool-content.js';
 export type { RunState, RunStatus, PausedOn } from './run-state.js';
-export { maskedLogger, redactSecrets, type LoopErrorCode } from './failures.js';
+export { maskedLogger, redactSecrets, type LoopErrorCode } from '../runs/failures.js';

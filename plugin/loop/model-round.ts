@@ -16,6 +16,7 @@ import type {
 import { ToolCallAccumulator, type AccumulatedToolCall } from './tool-call-accumulator.js';
 import { withUsableIds } from './tool-call-ids.js';
 import { forChatCompletions } from './history-extras.js';
+import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, idleGuard, ModelCallError } from '../runs/model-call.js';
 
 export interface ModelRoundInput {
   client: OpenAI;
@@ -35,51 +36,6 @@ export interface ModelRoundOutput {
   toolCalls: AccumulatedToolCall[];
   finishReason: string | null;
   assistant: ChatCompletionAssistantMessageParam;
-}
-
-/** `model_error` (the call failed), `model_timeout` (the endpoint went quiet), `empty_reply` (no text, no tool call). */
-export type ModelErrorCode = 'model_error' | 'model_timeout' | 'empty_reply';
-
-export class ModelCallError extends Error {
-  readonly code: ModelErrorCode;
-  /** The endpoint's HTTP status, when it answered with one. */
-  readonly status: number | undefined;
-  constructor(message: string, options?: { cause?: unknown; status?: number; code?: ModelErrorCode }) {
-    super(message, options);
-    this.name = 'ModelCallError';
-    this.code = options?.code ?? 'model_error';
-    this.status = options?.status;
-  }
-}
-
-export const DEFAULT_MODEL_IDLE_TIMEOUT_MS = 120_000;
-
-/** An abort signal that fires when `signal` does, or after `ms` without a `touch()`. */
-export function idleGuard(signal: AbortSignal, ms: number) {
-  const controller = new AbortController();
-  let fired = false;
-  const stop = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', stop, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const touch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      fired = true;
-      controller.abort(new Error('model stream idle'));
-    }, ms);
-  };
-  touch();
-  return {
-    signal: controller.signal,
-    touch,
-    get fired() {
-      return fired;
-    },
-    dispose() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', stop);
-    },
-  };
 }
 
 export async function streamModelRound(input: ModelRoundInput): Promise<ModelRoundOutput> {

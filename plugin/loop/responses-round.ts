@@ -10,6 +10,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import type {
   FunctionTool,
   Response,
+  ResponseFunctionCallOutputItem,
   ResponseIncludable,
   ResponseInputItem,
   ResponseOutputItem,
@@ -17,17 +18,10 @@ import type {
 } from 'openai/resources/responses/responses';
 import { ASK_USER_TOOL_NAME, askUserResponsesTool, type ToolLocale } from '../contract/tool-definition.js';
 import { partsOf, reasoningOf, withReasoning, type KeptReasoning } from './history-extras.js';
-import {
-  asModelError,
-  DEFAULT_MODEL_IDLE_TIMEOUT_MS,
-  idleGuard,
-  ModelCallError,
-  roundOutput,
-  type ModelRoundInput,
-  type ModelRoundOutput,
-} from './model-round.js';
+import { asModelError, roundOutput, type ModelRoundInput, type ModelRoundOutput } from './model-round.js';
+import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, idleGuard, ModelCallError } from '../runs/model-call.js';
 import type { AccumulatedToolCall } from './tool-call-accumulator.js';
-import { responsesToolOutput } from './tool-content.js';
+import { describePart, type ToolContentPart } from './tool-content.js';
 
 const text = (content: unknown): string =>
   typeof content === 'string'
@@ -247,4 +241,23 @@ function withDoneReasoning(output: readonly ResponseOutputItem[], streamed: read
       ? { ...i, encrypted_content: byId.get(i.id)!.encrypted_content }
       : i,
   );
+}
+
+const dataUrl = (mimeType: string, data: string) => `data:${mimeType};base64,${data}`;
+const fileName = (uri: string) => decodeURIComponent(uri.split(/[/\\]/).pop() || 'file') || 'file';
+
+/**
+ * The parts as a Responses `function_call_output` list: text as `input_text`, images (also an embedded
+ * image resource) as `input_image` data URLs, an embedded PDF as `input_file`; audio, other binary
+ * resources and links as `input_text` lines, since a function output cannot carry them.
+ */
+export function responsesToolOutput(parts: readonly ToolContentPart[]): ResponseFunctionCallOutputItem[] {
+  return parts.map((part): ResponseFunctionCallOutputItem => {
+    if (part.type === 'image' && part.data) return { type: 'input_image', image_url: dataUrl(part.mimeType, part.data), detail: 'auto' };
+    if (part.type === 'resource' && part.blob && part.mimeType?.startsWith('image/'))
+      return { type: 'input_image', image_url: dataUrl(part.mimeType, part.blob), detail: 'auto' };
+    if (part.type === 'resource' && part.blob && part.mimeType === 'application/pdf')
+      return { type: 'input_file', filename: fileName(part.uri), file_data: dataUrl(part.mimeType, part.blob) };
+    return { type: 'input_text', text: describePart(part) };
+  });
 }

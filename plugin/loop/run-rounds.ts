@@ -8,23 +8,19 @@ import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { SseSink } from '../core/host.js';
-import type { InterceptResult } from '../core/coordinator.js';
-import type { RuntimeCore } from '../core/runtime.js';
+import type { Coordinator, InterceptResult } from '../core/coordinator.js';
 import { streamModelRound } from './model-round.js';
 import { streamResponsesRound, type ResponsesWire } from './responses-round.js';
 import { withParts } from './history-extras.js';
 import type { ToolLocale } from '../contract/tool-definition.js';
 import type { ToolCallResult, ToolRegistry } from './tool-registry.js';
-import type { TurnOutcome } from './run-host.js';
-
-/** What the loop needs of the plugin core's coordinator: what the kit gives its runtime, less the store. */
-export type LoopCoordinator = Omit<RuntimeCore, 'store'>;
+import type { TurnOutcome } from '../runs/run-format.js';
 
 export interface RoundsDeps {
   client: OpenAI;
   model: string;
   registry: ToolRegistry;
-  coordinator: LoopCoordinator;
+  coordinator: Pick<Coordinator, 'intercept'>;
   maxRounds: number;
   /** Extra Chat Completions request fields. */
   request?: Record<string, unknown>;

@@ -1,11 +1,9 @@
 /**
  * A tool result with more than text: content parts as an MCP tool result has them (text, image, audio, an
- * embedded resource, a resource link), and what each API can carry of them. The Responses API takes text,
- * images and PDF files in a `function_call_output`; Chat Completions tool messages take text only, so
- * there every other part is described in a line that says what was there (`[image image/png, 1.2 KB]`).
+ * embedded resource, a resource link), and each part as a line that says what was there (`[image
+ * image/png, 1.2 KB]`) for whatever carries text only: Chat Completions tool messages, the `tool_result`
+ * event. What the Responses API carries of them is responses-round.ts's `responsesToolOutput`.
  */
-import type { ResponseFunctionCallOutputItem } from 'openai/resources/responses/responses';
-
 /** One piece of a tool result. Binary data is base64, as MCP sends it. */
 export type ToolContentPart =
   | { type: 'text'; text: string }
@@ -68,23 +66,4 @@ export function toolResultOf(content: string | readonly ToolContentPart[]): { co
   const parts = content.filter((p): p is ToolContentPart => p !== null && typeof p === 'object');
   const text = describeToolContent(parts);
   return parts.every((p) => p.type === 'text') ? { content: text } : { content: text, parts };
-}
-
-const dataUrl = (mimeType: string, data: string) => `data:${mimeType};base64,${data}`;
-const fileName = (uri: string) => decodeURIComponent(uri.split(/[/\\]/).pop() || 'file') || 'file';
-
-/**
- * The parts as a Responses `function_call_output` list: text as `input_text`, images (also an embedded
- * image resource) as `input_image` data URLs, an embedded PDF as `input_file`; audio, other binary
- * resources and links as `input_text` lines, since a function output cannot carry them.
- */
-export function responsesToolOutput(parts: readonly ToolContentPart[]): ResponseFunctionCallOutputItem[] {
-  return parts.map((part): ResponseFunctionCallOutputItem => {
-    if (part.type === 'image' && part.data) return { type: 'input_image', image_url: dataUrl(part.mimeType, part.data), detail: 'auto' };
-    if (part.type === 'resource' && part.blob && part.mimeType?.startsWith('image/'))
-      return { type: 'input_image', image_url: dataUrl(part.mimeType, part.blob), detail: 'auto' };
-    if (part.type === 'resource' && part.blob && part.mimeType === 'application/pdf')
-      return { type: 'input_file', filename: fileName(part.uri), file_data: dataUrl(part.mimeType, part.blob) };
-    return { type: 'input_text', text: describePart(part) };
-  });
 }

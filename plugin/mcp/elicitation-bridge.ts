@@ -22,9 +22,10 @@ import type { CallToolRequest, ElicitResult, ProgressToken } from '@modelcontext
 import { cancelAnswerFor } from '../contract/tool-result.js';
 import { summarizeAnswer } from '../core/audit.js';
 import { AskUserError } from '../core/errors.js';
+import type { Coordinator } from '../core/coordinator.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
-import type { ChatInput, RuntimeCore, RuntimeFactory } from '../core/runtime.js';
-import { publicFailure, sendFailure } from '../loop/failures.js';
+import type { ChatInput, RuntimeFactory } from '../core/runtime.js';
+import { publicFailure, sendFailure } from '../runs/failures.js';
 import { CallTimer, MAX_TIMER_MS } from './call-timer.js';
 import { contentFromAnswers, type PropertyPlan } from './elicitation-form.js';
 import { installElicitationHandler, readElicitation, type ElicitExtra } from './elicitation-request.js';
@@ -100,7 +101,7 @@ export class ElicitationBridge implements McpElicitation {
   readonly #waiters = new Map<string, Waiter>();
   readonly #running = new WeakMap<Client, Running>();
   readonly #turns = new WeakMap<Client, Promise<unknown>>();
-  #core: RuntimeCore | undefined;
+  #coordinator: Coordinator | undefined;
 
   constructor(options: McpElicitationOptions = {}) {
     const {
@@ -116,9 +117,9 @@ export class ElicitationBridge implements McpElicitation {
   }
 
   around<R extends RunHost>(factory: RuntimeFactory<R>): RuntimeFactory<R> {
-    return (core) => {
-      this.#core = core;
-      const inner = factory(core);
+    return (coordinator) => {
+      this.#coordinator = coordinator;
+      const inner = factory(coordinator);
       const host: RunHost = {
         isResumable: (record) => (this.#waiters.has(record.requestId) ? Promise.resolve(true) : inner.isResumable(record)),
         resume: (ctx) =>
@@ -196,8 +197,8 @@ export class ElicitationBridge implements McpElicitation {
     const read = readElicitation(request, this.#locale);
     if (!read.ok) return this.#decline(read.reason);
     const running = this.#running.get(client);
-    const core = this.#core;
-    if (!running || !core) return this.#decline('no session is running a call on this MCP client');
+    const coordinator = this.#coordinator;
+    if (!running || !coordinator) return this.#decline('no session is running a call on this MCP client');
     const { mapped } = read;
     const toolCallId = `mcp_${randomBytes(12).toString('base64url')}`;
     let requestId: string;
@@ -205,7 +206,7 @@ export class ElicitationBridge implements McpElicitation {
       // The run that made the call holds its session: no other card of the session is open.
       ({
         record: { requestId },
-      } = await core.ask(mapped.form, {
+      } = await coordinator.ask(mapped.form, {
         sessionId: running.sessionId,
         toolCallId,
         ...(running.sse ? { sse: running.sse } : {}),
@@ -231,7 +232,7 @@ export class ElicitationBridge implements McpElicitation {
       // The server gave up (or the connection went): nothing will read the answer, so the card closes.
       const gone = () => {
         settle({ action: 'cancel' });
-        void core.supersede(running.sessionId).catch(() => undefined);
+        void coordinator.supersede(running.sessionId).catch(() => undefined);
       };
       if (extra.signal.aborted) gone();
       else extra.signal.addEventListener('abort', gone, { once: true });
@@ -274,13 +275,13 @@ export class ElicitationBridge implements McpElicitation {
    * would refuse it (`session_busy`): the waiting run holds the session, inside the MCP call.
    */
   async #chat(run: ChatCall, input: ChatInput): Promise<unknown> {
-    const core = this.#core;
-    if (typeof input.sessionId !== 'string' || !core || !this.#openCard(input.sessionId)?.relay) return relayedChat(input, run);
+    const coordinator = this.#coordinator;
+    if (typeof input.sessionId !== 'string' || !coordinator || !this.#openCard(input.sessionId)?.relay) return relayedChat(input, run);
     // The door first, as the runtime's chat has it: a stranger must not close the owner's card. The
     // runtime's chat checks again (authorize runs twice); a refusal is written once, here.
     let sessionId: string;
     try {
-      ({ sessionId } = await core.admitChat(input));
+      ({ sessionId } = await coordinator.admitChat(input));
     } catch (err) {
       if (typeof input.sse === 'function' || !(err instanceof AskUserError)) throw err;
       sendFailure(input.sse, err.code, err.message);
@@ -291,7 +292,7 @@ export class ElicitationBridge implements McpElicitation {
     const open = this.#openCard(sessionId);
     if (open?.relay) {
       try {
-        await this.#supersede(core, sessionId, open.relay, sse);
+        await this.#supersede(coordinator, sessionId, open.relay, sse);
       } catch (err) {
         const { code, message } = publicFailure(err);
         sendFailure(sse, code, message);
@@ -302,12 +303,12 @@ export class ElicitationBridge implements McpElicitation {
     return relayedChat({ ...input, sse }, run);
   }
 
-  async #supersede(core: RuntimeCore, sessionId: string, relay: RelaySink, sse: SseSink): Promise<void> {
+  async #supersede(coordinator: Coordinator, sessionId: string, relay: RelaySink, sse: SseSink): Promise<void> {
     // The old run stops first, so the card's `cancel` cannot let it go on to another model call; its
     // stream ends with its own `done` before the new run says anything (§11).
     relay.send('done', { reason: 'cancelled' });
     relay.end();
-    const closed = await core.supersede(sessionId);
+    const closed = await coordinator.supersede(sessionId);
     if (closed?.resolution) {
       sse.send('interaction_resolved', {
         requestId: closed.requestId,

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../plugin/store/index.js';
-import { RunLeases } from '../../plugin/loop/run-lease.js';
+import { RunLeases } from '../../plugin/runs/run-lease.js';
 import { emptyRun, RunStates, unansweredToolCalls } from '../../plugin/loop/run-state.js';
 import { answerBody, first, postStream } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../../plugin/index.js';
-import { PausedIndex } from '../../../plugin/loop/paused-index.js';
+import { PausedIndex } from '../../../plugin/runs/paused-index.js';
 import { askSingle } from '../../helpers/ask-calls.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { mockModel, toolResultsOf } from './mock-model.js';

@@ -13,7 +13,7 @@ import { createAskUserKit } from '../../../plugin/core/ask-user-kit.js';
 import { memoryAuditLogger } from '../../../plugin/core/audit.js';
 import { openStore } from '../../../plugin/store/index.js';
 import { agentRuntime } from '../../../plugin/loop/index.js';
-import { PausedIndex } from '../../../plugin/loop/paused-index.js';
+import { PausedIndex } from '../../../plugin/runs/paused-index.js';
 import { startScriptedModel } from '../../helpers/scripted-model.js';
 import { recordingSink } from '../../helpers/recording-sink.js';
 import { askSingle } from '../../helpers/ask-calls.js';

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { createAskUserKit, allowAnyCaller, openStore, type PendingStore } from '../../../plugin/index.js';
 import { agentRuntime } from '../../../plugin/loop/index.js';
-import { PausedIndex } from '../../../plugin/loop/paused-index.js';
-import { RunLeases } from '../../../plugin/loop/run-lease.js';
+import { PausedIndex } from '../../../plugin/runs/paused-index.js';
+import { RunLeases } from '../../../plugin/runs/run-lease.js';
 import { RunStates, emptyRun } from '../../../plugin/loop/run-state.js';
 
 test('removing an older marker version leaves a newer one', async (t) => {

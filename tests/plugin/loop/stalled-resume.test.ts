@@ -13,9 +13,9 @@ import { memoryAuditLogger } from '../../../plugin/core/audit.js';
 import { openStore } from '../../../plugin/store/index.js';
 import type { PendingStore } from '../../../plugin/store/types.js';
 import { agentRuntime, createAgentLoop, type AgentRuntimeOptions } from '../../../plugin/loop/index.js';
-import { PausedIndex } from '../../../plugin/loop/paused-index.js';
+import { PausedIndex } from '../../../plugin/runs/paused-index.js';
 import { RunStates } from '../../../plugin/loop/run-state.js';
-import { writeToolResult } from '../../../plugin/loop/tool-result-writer.js';
+import { writeAskResult } from '../../../plugin/loop/chat-history.js';
 import { answerToolResultText } from '../../../plugin/contract/tool-result.js';
 import { startScriptedModel, type ScriptedModel } from '../../helpers/scripted-model.js';
 import { deliveries } from '../../hardening/helpers/deliveries.js';
@@ -83,7 +83,7 @@ test('died right after the claim: a sweep writes the ToolResult, audits it, and 
 test('died after the ToolResult write: the sweep continues the run without writing it again', async (t) => {
   const { model, store } = await setup(t, 'ask-written');
   const { record } = await pausedThenClaimed(store, model, 's-written', 'ask-written');
-  await writeToolResult(new RunStates(store), record!, answerToolResultText(ANSWER));
+  await writeAskResult(new RunStates(store), record!, answerToolResultText(ANSWER));
   const next = instance(store, model, { resumeStalledAfterMs: 1, resumeWaitMs: 0 });
   await sleep(5);
   const report = await next.loop.sweep();

@@ -3,7 +3,8 @@ import { format } from 'node:util';
 import type { SseSink } from '../core/host.js';
 
 /**
- * Codes the loop itself emits, beside the store's `store_unavailable`:
+ * Codes a run's stream carries from the engine and its turn runners (the loop's, the AI SDK's), beside the
+ * store's `store_unavailable`:
  * `session_busy` (another runner holds the session), `not_resumable`, `model_error`, `model_timeout`
  * (the endpoint went quiet), `empty_reply` (neither text nor a tool call), `max_rounds`, `state_conflict`,
  * `internal_error`.

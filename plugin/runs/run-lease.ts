@@ -1,13 +1,23 @@
 /**
  * One runner per session across every instance sharing the store. The lease is a field of the run state
- * (run-state.ts), so it is taken, kept and let go by the run's own compare-and-set writes, and a runner
+ * (stored-runs.ts), so it is taken, kept and let go by the run's own compare-and-set writes, and a runner
  * whose lease was taken over finds out on its next write. A lease holds until its `until`; after that,
  * while its process's heartbeat still names it. One heartbeat per process keeps all of its leases alive,
  * so a thousand open streams cost one write every few seconds, not a thousand.
  */
 import { randomBytes } from 'node:crypto';
 import type { PendingStore } from '../store/types.js';
-import { StateConflictError, type RunLease, type RunStates, type StoredRun } from './run-state.js';
+import { StateConflictError, type StoredRun, type StoredRuns } from './stored-runs.js';
+
+/** The runner working on a session, as its run state records it. */
+export interface RunLease {
+  /** This run's holder: one per chat, continue or sweep. */
+  owner: string;
+  /** The process holding it, whose heartbeat keeps the lease alive past `until`. */
+  instance: string;
+  /** Epoch ms until which the lease holds without looking at the heartbeat. */
+  until: number;
+}
 
 export class SessionBusyError extends Error {
   readonly code = 'session_busy';
@@ -138,13 +148,15 @@ type LeasedRun = StoredRun & { lease?: RunLease };
 
 /**
  * Taking and letting go of a session's lease inside its run state, for any runtime's runs: `empty` makes
- * a session's first run; `onError` hears a failed clean-up (the lease then lapses within a TTL).
+ * a session's first run; `onError` hears a failed clean-up (the lease then lapses within a TTL); `now`
+ * times the wait for a busy lease.
  */
 export function sessionLease<T extends LeasedRun>(
-  states: RunStates<T>,
+  states: StoredRuns<T>,
   leases: RunLeases,
   empty: (sessionId: string) => T,
   onError: (err: unknown) => void,
+  now: () => number,
 ) {
   /**
    * Take the session's lease by writing it into the run state. `prepare` may change a run in the same
@@ -157,14 +169,14 @@ export function sessionLease<T extends LeasedRun>(
     prepare?: (current: T | undefined) => T | undefined,
   ): Promise<{ state: T; prepared: boolean }> {
     const { sessionId } = hold;
-    const deadline = Date.now() + waitMs;
+    const deadline = now() + waitMs;
     let entry = await states.entry(sessionId);
     let fresh = false;
     for (let lostSwaps = 0; lostSwaps < 25;) {
       const current = entry?.value;
       if (current?.lease && current.lease.owner !== hold.lease.owner && (await leases.holds(current.lease))) {
         // Busy is only concluded on a fresh read; then waited out in small steps.
-        if (fresh && Date.now() >= deadline) throw new SessionBusyError(sessionId);
+        if (fresh && now() >= deadline) throw new SessionBusyError(sessionId);
         if (fresh) await new Promise((r) => setTimeout(r, 40));
       } else {
         const prepared = prepare?.(current);

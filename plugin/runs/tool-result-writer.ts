@@ -8,42 +8,10 @@ import type { AskUserForm } from '../contract/schema.js';
 import type { InteractionRecord, PendingStore, Resolution } from '../store/types.js';
 import type { PausedIndex } from './paused-index.js';
 import type { Hold } from './run-lease.js';
-import {
-  hasToolResult,
-  insertToolResult,
-  unansweredToolCalls,
-  type RunLease,
-  type RunState,
-  type RunStates,
-  type StoredRun,
-} from './run-state.js';
+import type { ResumableRun, RunFormat } from './run-format.js';
+import type { StoredRuns } from './stored-runs.js';
 
-/** A resumable run of any runtime: its history in `M`, paused on a call, owing the model an answer. */
-export type ResumableRun<M> = StoredRun & {
-  status: 'idle' | 'running' | 'paused';
-  messages: M[];
-  paused?: { requestId: string; toolCallId: string };
-  owed?: { toolCallId: string; since: number };
-  lease?: RunLease;
-  listed?: string;
-};
-
-/** What writing a ToolResult needs of a history format: the plugin loop's chat messages, the AI SDK's messages. */
-export interface HistoryOps<M> {
-  hasToolResult(messages: readonly M[], toolCallId: string): boolean;
-  unansweredToolCalls(messages: readonly M[]): string[];
-  /** The history with the ask_user result for `toolCallId` at its call's place. */
-  withToolResult(messages: M[], toolCallId: string, content: string): M[];
-}
-
-/** The plugin loop's history: Chat Completions messages. */
-export const chatHistory: HistoryOps<RunState['messages'][number]> = {
-  hasToolResult,
-  unansweredToolCalls,
-  withToolResult: insertToolResult,
-};
-
-export interface WriteOutcome<R = RunState> {
+export interface WriteOutcome<R> {
   /** The run knows this tool call (its result is now in history, written by us or before). */
   known: boolean;
   /** We added the tool message (false when it was already there). */
@@ -72,12 +40,12 @@ export function contentForResolution(resolution: Resolution, form: AskUserForm):
  * takes the session's lease when nobody holds it, so a continue saves the answer and starts its run in
  * one write.
  */
-export async function writeToolResult<M = RunState['messages'][number], R extends ResumableRun<M> = RunState & ResumableRun<M>>(
-  states: RunStates<R>,
+export async function writeToolResult<M, R extends ResumableRun<M>>(
+  format: RunFormat<M, R>,
+  states: StoredRuns<R>,
   record: InteractionRecord,
   content: string,
   hold?: Hold,
-  ops: HistoryOps<M> = chatHistory as unknown as HistoryOps<M>,
 ): Promise<WriteOutcome<R>> {
   const { sessionId, toolCallId } = record;
   let known = false;
@@ -105,28 +73,17 @@ export async function writeToolResult<M = RunState['messages'][number], R extend
         ...(hold && !s.lease ? { lease: hold.lease } : {}),
       };
     };
-    if (ops.hasToolResult(cur.messages, toolCallId)) {
+    if (format.hasToolResult(cur.messages, toolCallId)) {
       known = true;
       return pausedHere ? unpause(cur) : undefined;
     }
-    if (!ops.unansweredToolCalls(cur.messages).includes(toolCallId)) return undefined;
+    if (!format.unansweredToolCalls(cur.messages).includes(toolCallId)) return undefined;
     known = true;
     wrote = true;
-    return unpause({ ...cur, messages: ops.withToolResult(cur.messages, toolCallId, content) });
+    return unpause({ ...cur, messages: format.withToolResult(cur.messages, toolCallId, content) });
   });
   const took = hold !== undefined && state?.lease?.owner === hold.lease.owner;
   return { known, wrote, ...(state ? { state } : {}), took, ...(unlisted ? { unlisted } : {}) };
-}
-
-/** True when the run's history ends with the tool results of a turn that includes `toolCallId`, all answered. */
-export function awaitsModelAfter(state: RunState | undefined, toolCallId: string): boolean {
-  if (!state || state.status === 'paused') return false;
-  const msgs = state.messages;
-  if (msgs.at(-1)?.role !== 'tool' || unansweredToolCalls(msgs).length > 0) return false;
-  for (let i = msgs.length - 1; i >= 0 && msgs[i]!.role === 'tool'; i--) {
-    if ((msgs[i] as { tool_call_id: string }).tool_call_id === toolCallId) return true;
-  }
-  return false;
 }
 
 export type RollForwardResult =
@@ -137,10 +94,11 @@ export type RollForwardResult =
   | { kind: 'expired'; record: InteractionRecord }
   | { kind: 'rolled_forward'; record?: InteractionRecord; toolCallId: string; content: string; wrote: boolean };
 
-export interface RollForwardDeps<R = RunState> {
+export interface RollForwardDeps<M, R extends ResumableRun<M>> {
   store: PendingStore;
-  states: RunStates<R & StoredRun>;
+  states: StoredRuns<R>;
   index: PausedIndex;
+  format: RunFormat<M, R>;
 }
 
 /**
@@ -149,12 +107,11 @@ export interface RollForwardDeps<R = RunState> {
  * unpause the run. A live pending interaction is left alone; an overdue uncollected one is reported as
  * `needs_expiry`, since closing it is the coordinator's job (it claims and audits).
  */
-export async function rollForwardRun<M = RunState['messages'][number], R extends ResumableRun<M> = RunState & ResumableRun<M>>(
-  deps: RollForwardDeps<R>,
+export async function rollForwardRun<M, R extends ResumableRun<M>>(
+  deps: RollForwardDeps<M, R>,
   sessionId: string,
-  ops: HistoryOps<M> = chatHistory as unknown as HistoryOps<M>,
 ): Promise<RollForwardResult> {
-  const { store, states, index } = deps;
+  const { store, states, index, format } = deps;
   const state = await states.get(sessionId);
   // A run stalled on an answer stays listed until a sweep has continued it.
   if (!state || state.status !== 'paused' || !state.paused) return { kind: 'nothing' };
@@ -164,13 +121,7 @@ export async function rollForwardRun<M = RunState['messages'][number], R extends
   if (record && !record.resolution) return { kind: 'needs_expiry', record };
   // A record past retention leaves no answer to honour: close the call as expired so history stays valid.
   const content = record?.resolution ? contentForResolution(record.resolution, record.form) : closedToolResultText('expired');
-  const out = await writeToolResult<M, R>(
-    states as RunStates<R>,
-    record ?? placeholder(sessionId, toolCallId, requestId),
-    content,
-    undefined,
-    ops,
-  );
+  const out = await writeToolResult(format, states, record ?? placeholder(sessionId, toolCallId, requestId), content);
   if (record) await store.markToolResultWritten(requestId);
   if (out.unlisted) await index.remove(sessionId, out.unlisted);
   return { kind: 'rolled_forward', record, toolCallId, content, wrote: out.wrote };

@@ -1,0 +1,433 @@
+/**
+ * The resume engine: it runs a session's turn, pauses it on a question, and resumes it where it paused
+ * when the question is answered, also in another process or after kill -9, whatever the runtime. A
+ * runtime brings its run format and its turn runner (run-format.ts): the plugin loop (plugin/loop/) and the
+ * AI SDK runtime (plugin/ai-sdk/) build one engine each. The engine is the kit's RunHost for them.
+ *
+ * Every run's events leave through the `SseSink` its turn is driven on (`#drive`): the seam where stopping
+ * a run and following it from an event log will sit.
+ */
+import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
+import { cancelAnswerFor } from '../contract/tool-result.js';
+import { summarizeAnswer } from '../core/audit.js';
+import type { Coordinator } from '../core/coordinator.js';
+import { AskUserError } from '../core/errors.js';
+import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
+import type { ChatInput } from '../core/runtime.js';
+import type { InteractionRecord, PendingStore } from '../store/types.js';
+import { reportFailure, sendFailure } from './failures.js';
+import type { PausedIndex } from './paused-index.js';
+import type { ResumableRun, RunFormat, TurnRunner } from './run-format.js';
+import { Hold, LeaseLostError, RunLeases, SessionBusyError, sessionLease } from './run-lease.js';
+import type { StoredRuns } from './stored-runs.js';
+import { sweepMarkers, type SweepReport } from './sweep.js';
+import { rollForwardRun, writeToolResult, type RollForwardResult, type WriteOutcome } from './tool-result-writer.js';
+
+export interface RunEngineOptions<M, S extends ResumableRun<M>> {
+  /** The kit's coordinator: the chat's door, and the closing of open and overdue questions. */
+  coordinator: Pick<Coordinator, 'admitChat' | 'supersede' | 'expireDue' | 'auditRecovered'>;
+  /** Where the questions live (the kit's store). */
+  store: PendingStore;
+  /** Where this runtime's runs live. */
+  states: StoredRuns<S>;
+  leases: RunLeases;
+  /** This runtime's paused-run markers, for sweeps. */
+  index: PausedIndex;
+  format: RunFormat<M, S>;
+  runTurn: TurnRunner<M>;
+  /** Model calls per user message, and how the limit reads in the `max_rounds` failure (`rounds`, `steps`). */
+  limit: { calls: number; words: string };
+  /** How long a continue waits for the session lease before `session_busy`. */
+  resumeWaitMs: number;
+  /** A sweep continues a run stalled on an accepted answer once the answer is this old. */
+  resumeStalledAfterMs: number;
+  /** Failures nobody awaits, and the full error behind a stream's fixed-word failure. */
+  onError(err: unknown): void;
+  /** Clock in epoch ms. @default Date.now */
+  now?: () => number;
+}
+
+/** A runtime as hosts use it: the kit's RunHost, its chat, and what a host calls at startup and shutdown. */
+export interface EngineRuntime<S> extends RunHost {
+  chat(input: ChatInput): Promise<void>;
+  rollForward(sessionId: string): Promise<RollForwardResult>;
+  sweep(): Promise<SweepReport>;
+  getRun(sessionId: string): Promise<S | undefined>;
+  close(): Promise<void>;
+}
+
+export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
+  readonly #coordinator: RunEngineOptions<M, S>['coordinator'];
+  readonly #store: PendingStore;
+  readonly #states: StoredRuns<S>;
+  readonly #leases: RunLeases;
+  readonly #index: PausedIndex;
+  readonly #format: RunFormat<M, S>;
+  readonly #runTurn: TurnRunner<M>;
+  readonly #limit: { calls: number; words: string };
+  readonly #resumeWaitMs: number;
+  readonly #resumeStalledAfterMs: number;
+  readonly #onError: (err: unknown) => void;
+  readonly #now: () => number;
+  readonly #lease: ReturnType<typeof sessionLease<S>>;
+  /** Aborted by close(): stops a sweep and the runs it continues. */
+  readonly #closing = new AbortController();
+  /** One sweep at a time: a timer firing while a slow sweep still runs joins it. */
+  #sweeping: Promise<SweepReport> | undefined;
+
+  constructor(options: RunEngineOptions<M, S>) {
+    const { resumeWaitMs, resumeStalledAfterMs, now = Date.now } = options;
+    if (!(resumeStalledAfterMs > resumeWaitMs)) {
+      // Younger than a continue's wait for the lease, a stall may be a live continue about to take it.
+      throw new TypeError(`resumeStalledAfterMs (${resumeStalledAfterMs}) must be longer than resumeWaitMs (${resumeWaitMs})`);
+    }
+    this.#coordinator = options.coordinator;
+    this.#store = options.store;
+    this.#states = options.states;
+    this.#leases = options.leases;
+    this.#index = options.index;
+    this.#format = options.format;
+    this.#runTurn = options.runTurn;
+    this.#limit = options.limit;
+    this.#resumeWaitMs = resumeWaitMs;
+    this.#resumeStalledAfterMs = resumeStalledAfterMs;
+    this.#onError = options.onError;
+    this.#now = now;
+    this.#lease = sessionLease(this.#states, this.#leases, (sessionId) => this.#format.newRun(sessionId), this.#onError, now);
+  }
+
+  /** The engine as a plain object of its members, so a host may spread it (MCP's `around`) or pass a method on. */
+  asRuntime(): EngineRuntime<S> {
+    return {
+      isResumable: (record) => this.isResumable(record),
+      resume: (ctx) => this.resume(ctx),
+      closed: (ctx) => this.closed(ctx),
+      chat: (input) => this.chat(input),
+      rollForward: (sessionId) => this.rollForward(sessionId),
+      sweep: () => this.sweep(),
+      getRun: (sessionId) => this.getRun(sessionId),
+      close: () => this.close(),
+    };
+  }
+
+  /** True when this run is paused on `record`'s question. */
+  async isResumable(record: InteractionRecord): Promise<boolean> {
+    // What this process saw last is enough: a stale "paused here" only makes the claim or the run's
+    // next write fail, and both then read the store.
+    const state = (await this.#states.entry(record.sessionId))?.value;
+    return state?.status === 'paused' && state.paused?.requestId === record.requestId && state.paused.toolCallId === record.toolCallId;
+  }
+
+  /** A claimed answer: write its ToolResult, then (unless cancelled) run the model on, on the continue's stream. */
+  async resume({ record, answer, toolResultContent, sse }: ResumeContext): Promise<void> {
+    const hold = this.#leases.mint(record.sessionId);
+    try {
+      // The answer and, when the session is free, the lease go in one write.
+      const out = await this.#write(record, toolResultContent, answer.cancelled ? undefined : hold);
+      if (!out.known) {
+        sendFailure(sse, 'not_resumable', 'this server has no run paused on that question; start the task again');
+        return;
+      }
+      await this.#store.markToolResultWritten(record.requestId);
+      sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
+      await this.#unlist(record.sessionId, out.unlisted);
+      if (answer.cancelled) {
+        sse.send('done', { reason: 'cancelled' });
+        return;
+      }
+      // Listed until the model has gone on: a crash before that leaves a stalled run a sweep continues.
+      let state = out.took ? out.state : undefined;
+      if (!state) {
+        try {
+          state = (await this.#lease.acquire(hold, this.#resumeWaitMs)).state;
+        } catch (err) {
+          return this.#refuse(sse, err);
+        }
+      }
+      if (!this.#format.awaitsModelAfter(state, record.toolCallId)) {
+        sendFailure(
+          sse,
+          'session_busy',
+          'the session moved on (a newer message already ran after this answer); its answer is in the history',
+        );
+        return;
+      }
+      await this.#drive(hold, sse, this.#afterAnswer(state));
+    } catch (err) {
+      reportFailure(sse, err, this.#onError);
+    } finally {
+      await this.#lease.letGo(hold);
+    }
+  }
+
+  /** A question closed without an answer (expired, superseded): its ToolResult goes into the run, which stays at rest. */
+  async closed({ record, toolResultContent }: ClosedContext): Promise<void> {
+    const out = await this.#write(record, toolResultContent);
+    await this.#store.markToolResultWritten(record.requestId);
+    await this.#unlist(record.sessionId, out.unlisted);
+  }
+
+  /**
+   * POST /api/chat: the door first (caller, session, message), before anything is stored, superseded or
+   * streamed; then an open card is closed, a half-resolved one rolled forward, and the message runs.
+   */
+  async chat(input: ChatInput): Promise<void> {
+    let admitted: { sessionId: string; message: string };
+    try {
+      admitted = await this.#coordinator.admitChat(input);
+    } catch (err) {
+      if (typeof input.sse === 'function' || !(err instanceof AskUserError)) throw err;
+      sendFailure(input.sse, err.code, err.message);
+      input.sse.end();
+      return;
+    }
+    await this.#run(admitted.sessionId, admitted.message, typeof input.sse === 'function' ? input.sse() : input.sse);
+  }
+
+  /** Finish a crash-interrupted answer of one session (idempotent). */
+  async rollForward(sessionId: string): Promise<RollForwardResult> {
+    const result = await this.#rollForwardRun(sessionId);
+    // We wrote the ToolResult of a claimed resolution its claimer did not write: it may have died before
+    // its audit line, so this one is written (at least once, never none; see AuditEntry.recovered).
+    if (result.kind === 'rolled_forward' && result.wrote && result.record?.resolution) this.#coordinator.auditRecovered(result.record);
+    if (result.kind !== 'needs_expiry') return result;
+    // Overdue and never collected (its timer died with a process): the coordinator claims and audits it.
+    const closed = await this.#coordinator.expireDue(sessionId);
+    const after = await this.#rollForwardRun(sessionId);
+    return closed && after.kind === 'nothing' ? { kind: 'expired', record: closed } : after;
+  }
+
+  /** Every listed session: roll forward, close overdue questions, continue what is owed. Call at startup. */
+  sweep(): Promise<SweepReport> {
+    this.#sweeping ??= sweepMarkers<S>({
+      index: this.#index,
+      states: this.#states,
+      getMany: (ids) => this.#store.getMany(ids),
+      rollForward: (sessionId) => this.rollForward(sessionId),
+      resumeStalled: (sessionId, seen) => this.#resumeStalled(sessionId, seen),
+      isRunning: (run) => this.#isRunning(run),
+      needsSweep: (run) => run?.status === 'paused' || this.#stalledOnAnswer(run),
+      signal: this.#closing.signal,
+      onError: this.#onError,
+      now: this.#now,
+    }).finally(() => (this.#sweeping = undefined));
+    return this.#sweeping;
+  }
+
+  getRun(sessionId: string): Promise<S | undefined> {
+    return this.#states.get(sessionId);
+  }
+
+  /** A sweep's detached runs stop: nobody waits for them, and what they owe stays owed for the next start. */
+  async close(): Promise<void> {
+    // A run still streaming to a client ends with its stream.
+    this.#closing.abort();
+    await this.#sweeping?.catch(() => undefined);
+    this.#leases.close();
+  }
+
+  /** Run a turn under `hold`, then persist and announce the outcome. Always ends the stream with `done`. */
+  async #drive(hold: Hold, sse: SseSink, start: S): Promise<void> {
+    const { sessionId } = hold;
+    const format = this.#format;
+    const messages = [...start.messages];
+    const outcome = await this.#runTurn({
+      sessionId,
+      sse,
+      messages,
+      used: format.callsOf(start),
+      save: async (msgs, calls) => {
+        await this.#states.update(sessionId, (cur) =>
+          format.withCalls({ ...hold.check(cur), messages: [...msgs], status: 'running', owed: undefined }, calls),
+        );
+      },
+    });
+    // Another runner took the session over (this one's lease lapsed): its state is theirs now.
+    if (hold.lost) return sendFailure(sse, 'session_busy', new LeaseLostError(sessionId).message);
+    if (outcome.kind === 'paused') {
+      const { record, event, count } = outcome;
+      // Listed before the pause is saved, so a holder killed right after the save is still found by a
+      // sweep (a listed run that never paused is dropped by the sweep's own check). The marker only guides
+      // sweeps: failing to list must not turn a saved pause into an error shown instead of the card.
+      const listed = (await this.#index.add(sessionId, { requestId: record.requestId }).catch(this.#onError)) ?? undefined;
+      // Durable first, the lease let go in the same write: only a run that is on disk may be announced.
+      await this.#states.update(sessionId, (cur) =>
+        format.withCalls(
+          {
+            ...hold.check(cur),
+            messages,
+            status: 'paused',
+            paused: { requestId: record.requestId, toolCallId: record.toolCallId },
+            owed: undefined,
+            lease: undefined,
+            listed,
+          },
+          count,
+        ),
+      );
+      hold.settled = true;
+      sse.send('user_input_required', event);
+      sse.send('done', { reason: 'paused' });
+      return;
+    }
+    // An outcome settles what was owed (an error is reported once, not retried by every sweep), except an
+    // abort before the first call came back: the model never answered, so a sweep may still continue it.
+    let unlisted: string | undefined;
+    await this.#states.update(sessionId, (cur) => {
+      const base = hold.check(cur);
+      const owed = outcome.kind === 'aborted' ? base.owed : undefined;
+      unlisted = owed ? undefined : base.listed;
+      return format.withCalls(
+        { ...base, messages, status: 'idle', paused: undefined, owed, lease: undefined, listed: owed ? base.listed : undefined },
+        outcome.count,
+      );
+    });
+    hold.settled = true;
+    await this.#unlist(sessionId, unlisted);
+    if (outcome.kind === 'completed') sse.send('done', { reason: 'completed' });
+    else if (outcome.kind === 'limit')
+      sendFailure(
+        sse,
+        'max_rounds',
+        `the model used all ${this.#limit.calls} ${this.#limit.words} without a final answer; send a new message to go on`,
+      );
+    else if (outcome.kind === 'error') reportFailure(sse, outcome.error, this.#onError);
+    else sse.end(); // aborted: the client left, nothing is listening
+  }
+
+  /** Busy is the other runner's (said in fixed words); anything else (the store down) is reported as what it is. */
+  #refuse(sse: SseSink, err: unknown): void {
+    if (err instanceof SessionBusyError) sendFailure(sse, 'session_busy', err.message);
+    else reportFailure(sse, err, this.#onError);
+  }
+
+  async #run(sessionId: string, message: string, sse: SseSink): Promise<void> {
+    const hold = this.#leases.mint(sessionId);
+    try {
+      // A run at rest (new, or idle) takes the lease and the message in one write; its stale marker goes.
+      let before: S | undefined;
+      const taken = await this.#lease.acquire(hold, 0, (cur) => {
+        before = cur;
+        return !cur || cur.status === 'idle' ? this.#userTurn(sessionId, cur, message) : undefined;
+      });
+      let start: S | undefined = taken.state;
+      if (taken.prepared) await this.#unlist(sessionId, before?.listed);
+      else start = await this.#closeBefore(hold, sse, message);
+      if (start) await this.#drive(hold, sse, start);
+    } catch (err) {
+      this.#refuse(sse, err);
+    } finally {
+      await this.#lease.letGo(hold);
+      sse.end();
+    }
+  }
+
+  /**
+   * A run paused on a card (or left running by a runner that died): close the open card first
+   * (docs/protocol.md §6; its cancel+reason ToolResult goes in), roll forward a half-resolved one, then
+   * start the turn. Undefined when the refusal is already on `sse`.
+   */
+  async #closeBefore(hold: Hold, sse: SseSink, message: string): Promise<S | undefined> {
+    const { sessionId } = hold;
+    // The coordinator claims and audits the closing; its ToolResult comes back through `closed` above.
+    const closed = await this.#coordinator.supersede(sessionId);
+    if (closed?.resolution) {
+      const { status, at } = closed.resolution;
+      sse.send('interaction_resolved', {
+        requestId: closed.requestId,
+        toolCallId: closed.toolCallId,
+        status,
+        at: new Date(at).toISOString(),
+        ...summarizeAnswer(closed.form, cancelAnswerFor(closed.form)),
+      });
+    }
+    const rolled = await this.rollForward(sessionId);
+    const written = closed ? await this.#states.get(sessionId) : undefined;
+    const closedResult = closed && written ? this.#format.resultOf(written.messages, closed.toolCallId) : undefined;
+    if (closed && closedResult) {
+      sse.send('tool_result', { toolCallId: closed.toolCallId, name: ASK_USER_TOOL_NAME, ...closedResult });
+    } else if (rolled.kind === 'rolled_forward' && rolled.wrote) {
+      sse.send('tool_result', { toolCallId: rolled.toolCallId, name: ASK_USER_TOOL_NAME, content: rolled.content, isError: false });
+    }
+    if (rolled.kind === 'pending') {
+      sendFailure(sse, 'session_busy', 'a question of this session is still being answered; wait for its stream to end');
+      return undefined;
+    }
+    let unlisted: string | undefined;
+    const start = await this.#states.update(sessionId, (cur) => {
+      unlisted = hold.check(cur).listed;
+      return this.#userTurn(sessionId, cur, message);
+    });
+    await this.#unlist(sessionId, unlisted);
+    return start;
+  }
+
+  /** The user's message starts a turn: running from its first call with the message at the end of history. */
+  #userTurn(sessionId: string, current: S | undefined, message: string): S {
+    const base = current ?? this.#format.newRun(sessionId);
+    const messages = [...base.messages, this.#format.userMessage(message)];
+    return this.#format.withCalls({ ...base, status: 'running', paused: undefined, owed: undefined, listed: undefined, messages }, 0);
+  }
+
+  /** An answer always reaches the model: a question asked in the last call still gets one after it. */
+  #afterAnswer(state: S): S {
+    return this.#format.withCalls(state, Math.min(this.#format.callsOf(state), this.#limit.calls - 1));
+  }
+
+  #write(record: InteractionRecord, content: string, hold?: Hold): Promise<WriteOutcome<S>> {
+    return writeToolResult(this.#format, this.#states, record, content, hold);
+  }
+
+  #rollForwardRun(sessionId: string): Promise<RollForwardResult> {
+    return rollForwardRun({ store: this.#store, states: this.#states, index: this.#index, format: this.#format }, sessionId);
+  }
+
+  #unlist(sessionId: string, version: string | undefined): Promise<void> | undefined {
+    return version ? this.#index.remove(sessionId, version).catch(this.#onError) : undefined;
+  }
+
+  /** True when the run is idle and owes the model a call for an answer nobody continued: a sweep does. */
+  #stalledOnAnswer(state: S | undefined): boolean {
+    return state?.status === 'idle' && state.owed !== undefined && this.#format.awaitsModelAfter(state, state.owed.toolCallId);
+  }
+
+  /** Continue a run stalled on an accepted answer, under the session lease; false when not ours to do. */
+  async #resumeStalled(sessionId: string, seen: S | undefined): Promise<boolean> {
+    if (!this.#stalledOnAnswer(seen) || this.#now() - seen!.owed!.since < this.#resumeStalledAfterMs) return false;
+    const hold = this.#leases.mint(sessionId);
+    try {
+      let state: S;
+      try {
+        state = (await this.#lease.acquire(hold, 0)).state;
+      } catch (err) {
+        if (err instanceof SessionBusyError) return false; // someone runs the session right now: it is not stalled
+        throw err;
+      }
+      // Taking the lease is the only write since `seen`: anything else means someone else went on.
+      if (!this.#stalledOnAnswer(state) || state.rev !== seen!.rev + 1) return false;
+      await this.#drive(hold, this.#detachedSink(), this.#afterAnswer(state));
+      return true;
+    } finally {
+      await this.#lease.letGo(hold);
+    }
+  }
+
+  /** Nobody listens to a run a sweep continues: its output goes only to the run's history. */
+  #detachedSink(): SseSink {
+    const { signal } = this.#closing;
+    return {
+      send() {},
+      comment() {},
+      end() {},
+      signal,
+      get closed() {
+        return signal.aborted;
+      },
+    };
+  }
+
+  /** A runner holds the session now (it may be about to pause and list it). */
+  async #isRunning(run: S | undefined): Promise<boolean> {
+    return run?.status === 'running' && (await this.#leases.holds(run.lease));
+  }
+}
