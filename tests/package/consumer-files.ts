@@ -40,6 +40,52 @@ export async function firstQuestion(): Promise<ChatEvent | undefined> {
 }
 `;
 
+/**
+ * A React page in TSX against the installed package: `ask-user-kit/react`'s components with typed props and
+ * callbacks, and the plain tags typed in JSX once the entry is imported. The `@ts-expect-error` lines fail
+ * the check if the typings ever let a wrong prop or callback through.
+ */
+export const REACT_PAGE_TSX = `\
+import { useState } from 'react';
+import { AskUserCard, AskUserProvider } from 'ask-user-kit/react';
+import type { AskUserRequest, AskUserSubmitEvent } from 'ask-user-kit/widget';
+
+export function Chat({ request }: { request: AskUserRequest }) {
+  const [sent, setSent] = useState<string[]>([]);
+  const onSubmit = (event: AskUserSubmitEvent) => setSent(event.detail.selections);
+  return (
+    <AskUserProvider endpoint="/api" sessionId="s-1" locale="en">
+      <AskUserCard
+        request={request}
+        noAutofocus
+        onAskUserSubmit={onSubmit}
+        onAskUserContinued={async (event) => {
+          for await (const e of event.detail.events) setSent((all) => [...all, e.event]);
+        }}
+      />
+      {/* @ts-expect-error -- the detail of a submit has no 'text' */}
+      <AskUserCard request={request} onAskUserSubmit={(event) => event.detail.text} />
+      {/* @ts-expect-error -- request is an object, not a string */}
+      <AskUserCard request="not a request" />
+      <ask-user-card request={request} locale="en" />
+      {/* @ts-expect-error -- the plain tag is typed too */}
+      <ask-user-card request={42} />
+      <p>{sent.join(', ')}</p>
+    </AskUserProvider>
+  );
+}
+`;
+
+/** The README's React block, with what it leaves to the host (the session's id) supplied in front of it. */
+export function readmeReactAsConsumer(readmePath: string): string {
+  const readme = readFileSync(readmePath, 'utf8');
+  const at = readme.indexOf('### In React');
+  assert.ok(at >= 0, 'README.md has the section "### In React"');
+  const block = /```tsx\n([\s\S]*?)```/.exec(readme.slice(at));
+  assert.ok(block, 'the React section has a tsx block');
+  return `// Supplied by the package test: what the README leaves to the host.\ndeclare const sessionId: string;\n${block[1]!}`;
+}
+
 /** The README's server snippets by framework, each the first ts block after its heading. */
 export const README_SERVERS = {
   koa: '## Drop it into your Koa agent server',
@@ -190,10 +236,11 @@ const server = createServer(listener).listen(0, '127.0.0.1', () =>
 }
 
 /** TypeScript settings of a consumer: strict, declaration files checked too, under one module resolution. */
-export function consumerTsconfig(resolution: 'nodenext' | 'bundler', files: string[], types: string[]): string {
+export function consumerTsconfig(resolution: 'nodenext' | 'bundler', files: string[], types: string[], jsx = false): string {
   return JSON.stringify(
     {
       compilerOptions: {
+        ...(jsx ? { jsx: 'react-jsx', lib: ['es2022', 'dom', 'dom.iterable'] } : {}),
         target: 'es2022',
         module: resolution === 'nodenext' ? 'nodenext' : 'preserve',
         moduleResolution: resolution,

@@ -30,6 +30,8 @@ import { readTarball } from './tarball.js';
 import {
   consumerTsconfig,
   EVERY_ENTRY_TS,
+  REACT_PAGE_TSX,
+  readmeReactAsConsumer,
   HOST_TOOL,
   OWNER_COOKIE,
   README_SERVERS,
@@ -46,8 +48,8 @@ const bin = (name: string) => join(root, 'node_modules/.bin', name);
 const ADAPTERS = ['./plugin/koa', './plugin/express', './plugin/hono', './plugin/fetch'] as const;
 /** Runtimes and bridges whose peer (`ai`, the MCP SDK) the consumer installs like the adapters' peers. */
 const RUNTIMES = ['./plugin/ai-sdk', './plugin/mcp'] as const;
-const ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, ...RUNTIMES, './widget', './widget/standalone'] as const;
-const NODE_ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, ...RUNTIMES, './widget'] as const;
+const ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, ...RUNTIMES, './widget', './widget/standalone', './react'] as const;
+const NODE_ENTRIES = ['./plugin', './plugin/loop', ...ADAPTERS, ...RUNTIMES, './widget', './react'] as const;
 const STANDALONE = 'dist/widget/ask-user-kit.standalone.js';
 /** The README's server snippets, each run as written in the consumer. */
 const SERVERS = [...(Object.keys(README_SERVERS) as ReadmeServer[]), 'next'] as const;
@@ -243,7 +245,7 @@ test('the packed package installs offline into a consumer project and works ther
 
     // Only the build, the package's own docs and package.json.
     const allowed =
-      /^(package\.json|README\.md|LICENSE(\.md)?|plugin\/(loop|ai-sdk)\/README\.md|dist\/plugin\/.+\.(js|d\.ts)|dist\/widget\/[^/]+\.d\.ts|dist\/widget\/ask-user-kit(\.[\w-]+)?\.js|dist\/widget\/custom-elements\.json)$/;
+      /^(package\.json|README\.md|LICENSE(\.md)?|plugin\/(loop|ai-sdk)\/README\.md|dist\/plugin\/.+\.(js|d\.ts)|dist\/widget\/[^/]+\.d\.ts|dist\/widget\/ask-user-kit(\.[\w-]+)?\.js|dist\/widget\/react\.js|dist\/widget\/custom-elements\.json|docs\/protocol\.md)$/;
     assert.deepEqual(
       names.filter((n) => !allowed.test(n)),
       [],
@@ -362,6 +364,11 @@ test('the packed package installs offline into a consumer project and works ther
       koa: pkg.dependencies!.koa!,
       '@koa/router': pkg.dependencies!['@koa/router']!,
       zod: pkg.dependencies!.zod!,
+      // ask-user-kit/react's optional peers, and React's types for the TSX consumer.
+      react: pkg.peerDependencies!.react!,
+      '@lit/react': pkg.peerDependencies!['@lit/react']!,
+      '@types/react': (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
+        .devDependencies['@types/react']!,
     };
     writeFileSync(
       join(consumer, 'package.json'),
@@ -449,6 +456,8 @@ test('the packed package installs offline into a consumer project and works ther
   await t.test('TypeScript consumers typecheck every entry and the README example (nodenext and bundler)', async (t) => {
     if (!state.installed) return t.skip('not installed');
     writeFileSync(join(consumer, 'every-entry.ts'), EVERY_ENTRY_TS);
+    writeFileSync(join(consumer, 'react-page.tsx'), REACT_PAGE_TSX);
+    writeFileSync(join(consumer, 'react-readme.tsx'), readmeReactAsConsumer(join(root, 'README.md')));
     const servers = (Object.keys(README_SERVERS) as ReadmeServer[]).map((server) => serverFile(server));
     for (const server of Object.keys(README_SERVERS) as ReadmeServer[])
       writeFileSync(join(consumer, serverFile(server)), readmeServerAsConsumer(join(root, 'README.md'), server));
@@ -461,6 +470,8 @@ test('the packed package installs offline into a consumer project and works ther
       // Every entry without Node's types (a browser consumer has none); the examples are Node servers,
       // each checked on its own (each augments or reads its own framework's request).
       configs.push([`tsconfig.entries.${resolution}.json`, consumerTsconfig(resolution, ['every-entry.ts'], [])]);
+      // A React page in TSX: the wrapper's components and the plain tags, typed.
+      configs.push([`tsconfig.react.${resolution}.json`, consumerTsconfig(resolution, ['react-page.tsx', 'react-readme.tsx'], [], true)]);
       for (const file of servers) configs.push([`tsconfig.${file}.${resolution}.json`, consumerTsconfig(resolution, [file], ['node'])]);
     }
     // A Next.js app checks under bundler resolution (its `@/…` imports have no extension).
