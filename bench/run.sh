@@ -39,8 +39,16 @@ if ! npx tsc -p bench/tsconfig.json; then
   echo "bench: tsc failed; nothing was measured" >&2
   exit 1
 fi
-# Node must read the emitted .js files as ES modules.
-echo '{ "type": "module" }' > "$BUILD/package.json"
+# Node must read the emitted .js files as ES modules, and the demo's imports of the package's own entries
+# (`ask-user-kit/plugin`, …) resolve to the emitted files: a package.json named ask-user-kit whose exports
+# are tsconfig.json's paths with .ts turned into .js (Node resolves a package's imports of its own name).
+node -e '
+  const { paths } = JSON.parse(require("fs").readFileSync("tsconfig.json", "utf8")).compilerOptions;
+  const exports = Object.fromEntries(Object.entries(paths).map(([entry, [source]]) => [
+    "." + entry.slice("ask-user-kit".length), source.replace(/\.ts$/, ".js"),
+  ]));
+  require("fs").writeFileSync(process.argv[1], JSON.stringify({ name: "ask-user-kit", type: "module", exports }, null, 2));
+' "$BUILD/package.json"
 
 step interception 60 node "$BUILD/bench/interception.js"
 step http-routes 300 node "$BUILD/bench/http-routes.js" "${ROUTE_ARGS[@]}"
