@@ -293,7 +293,9 @@ test('the packed package installs offline into a consumer project and works ther
     }
 
     // What the published code imports is what the package declares: a host's install brings exactly that.
-    const runtime = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+    // The package's own name is an import of itself (ask-user-kit/react uses ask-user-kit/widget): Node and
+    // bundlers resolve it through the package's exports.
+    const runtime = new Set([pkg.name, ...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
     const typed = new Set([...runtime, ...[...runtime].filter((n) => n.startsWith('@types/')).map((n) => n.slice('@types/'.length))]);
     const undeclared: string[] = [];
     for (const [name, body] of files) {
