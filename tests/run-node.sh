@@ -2,7 +2,7 @@
 # Node's test runner on Node 20 takes no globs: list the files explicitly so none vanish silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dirs=("${@:-tests/plugin tests/demo tests/hardening tests/package tests/widget/build tests/bench}")
+dirs=("${@:-tests/plugin tests/demo tests/hardening tests/package tests/widget/build tests/bench tests/tooling}")
 mapfile -t files < <(find ${dirs[@]} -name '*.test.ts' 2>/dev/null | sort)
 if [ ${#files[@]} -eq 0 ]; then echo "run-node: no test files under ${dirs[*]}" >&2; exit 1; fi
 exec node --import tsx --import ./tests/helpers/browser-identity.ts --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=120000 --test-reporter=spec "${files[@]}"
