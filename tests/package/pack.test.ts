@@ -3,14 +3,16 @@
  * then checks of the tarball: what it holds, publint, "are the types wrong". Then a throwaway consumer
  * project installs the tarball, offline, with nothing but what the README tells a host to install, and
  * uses it as a host would: plain Node imports every entry, TypeScript (nodenext and bundler) checks a
- * file using every entry and the README's drop-in example, the example runs and serves real requests
- * against a scripted OpenAI-compatible model on loopback, and Chromium loads the standalone bundle from
- * the installed package with a plain <script type="module"> and answers the server's question with it.
+ * file using every entry, a React page in TSX and the README's examples, each README server (Koa,
+ * Express, Hono, the Next.js route file) runs as written and serves real requests against a scripted
+ * OpenAI-compatible model on loopback (the owner chats and answers, a stranger gets 403), and Chromium
+ * loads the standalone bundle from the installed package with a plain <script type="module"> and answers
+ * the server's question with it.
  *
  * No step leaves loopback: the consumer installs with `npm ci --offline` from a lock file cut out of
  * ours (tests/package/consumer-lock.ts), so npm takes every tarball from its cache, which our own
- * `npm ci` filled; install scripts are off (sqlite3 would build or download its binding), so the
- * example runs on the memory store (ASK_USER_STORE=memory, which the example reads).
+ * `npm ci` filled. Install scripts are off there, and a check shows none in the package's dependency tree
+ * would have run; the examples run on the memory store (ASK_USER_STORE=memory, which they read).
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
