@@ -86,6 +86,42 @@ export function readmeReactAsConsumer(readmePath: string): string {
   return `// Supplied by the package test: what the README leaves to the host.\ndeclare const sessionId: string;\n${block[1]!}`;
 }
 
+/** plugin/ai-sdk/README.md's section with a `useChat` page: its chat route (ts) and its page (tsx). */
+export const README_USE_CHAT = '## Inside a `useChat` page';
+
+/**
+ * The `useChat` section's two blocks as consumer files, each as written: the chat route, with what it
+ * leaves to the host (`kit`, made with the AI SDK runtime) declared in front of it, and the page, which
+ * takes everything it needs as props.
+ */
+export function readmeUseChatAsConsumer(readmePath: string): { route: string; page: string } {
+  const readme = readFileSync(readmePath, 'utf8');
+  const at = readme.indexOf(README_USE_CHAT);
+  assert.ok(at >= 0, `${readmePath} has the section "${README_USE_CHAT}"`);
+  const next = readme.indexOf('\n## ', at + 1);
+  const section = readme.slice(at, next < 0 ? undefined : next);
+  const route = /```ts\n([\s\S]*?)```/.exec(section);
+  const page = /```tsx\n([\s\S]*?)```/.exec(section);
+  assert.ok(route && page, 'the useChat section has a ts block (the route) and a tsx block (the page)');
+  assert.match(route[1]!, /^\/\/ app\/api\/chat\/route\.ts\n/, 'the ts block is the chat route');
+  return {
+    route: `\
+// Supplied by the package test: what the block leaves to the host, its kit made with the AI SDK runtime.
+import type { LanguageModel } from 'ai';
+import { createAskUserKit } from 'ask-user-kit/plugin';
+import { aiSdkRuntime } from 'ask-user-kit/plugin/ai-sdk';
+declare const model: LanguageModel;
+declare function ownsSession(request: Request, sessionId: string): boolean;
+const kit = createAskUserKit({
+  authorize: (request: Request, sessionId) => ownsSession(request, sessionId),
+  runtime: aiSdkRuntime({ model }),
+});
+// The block, as written there:
+${route[1]!}`,
+    page: page[1]!,
+  };
+}
+
 /** The README's server snippets by framework, each the first ts block after its heading. */
 export const README_SERVERS = {
   koa: '## Drop it into your Koa agent server',

@@ -3,11 +3,11 @@
  * then checks of the tarball: what it holds, publint, "are the types wrong". Then a throwaway consumer
  * project installs the tarball, offline, with nothing but what the README tells a host to install, and
  * uses it as a host would: plain Node imports every entry, TypeScript (nodenext and bundler) checks a
- * file using every entry, a React page in TSX and the README's examples, each README server (Koa,
- * Express, Hono, the Next.js route file) runs as written and serves real requests against a scripted
- * OpenAI-compatible model on loopback (the owner chats and answers, a stranger gets 403), and Chromium
- * loads the standalone bundle from the installed package with a plain <script type="module"> and answers
- * the server's question with it.
+ * file using every entry, a React page in TSX, the README's examples and plugin/ai-sdk/README.md's
+ * useChat page and chat route, each README server (Koa, Express, Hono, the Next.js route file) runs as
+ * written and serves real requests against a scripted OpenAI-compatible model on loopback (the owner
+ * chats and answers, a stranger gets 403), and Chromium loads the standalone bundle from the installed
+ * package with a plain <script type="module"> and answers the server's question with it.
  *
  * No step leaves loopback: the consumer installs with `npm ci --offline` from a lock file cut out of
  * ours (tests/package/consumer-lock.ts), so npm takes every tarball from its cache, which our own
@@ -39,6 +39,7 @@ import {
   README_SERVERS,
   readmeNextAsConsumer,
   readmeServerAsConsumer,
+  readmeUseChatAsConsumer,
   standalonePage,
   type ReadmeServer,
 } from './consumer-files.js';
@@ -373,6 +374,9 @@ test('the packed package installs offline into a consumer project and works ther
       '@lit/react': pkg.peerDependencies!['@lit/react']!,
       '@types/react': (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
         .devDependencies['@types/react']!,
+      // The AI SDK's React hook, for plugin/ai-sdk/README.md's useChat page.
+      '@ai-sdk/react': (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
+        .devDependencies['@ai-sdk/react']!,
     };
     writeFileSync(
       join(consumer, 'package.json'),
@@ -462,6 +466,10 @@ test('the packed package installs offline into a consumer project and works ther
     writeFileSync(join(consumer, 'every-entry.ts'), EVERY_ENTRY_TS);
     writeFileSync(join(consumer, 'react-page.tsx'), REACT_PAGE_TSX);
     writeFileSync(join(consumer, 'react-readme.tsx'), readmeReactAsConsumer(join(root, 'README.md')));
+    // plugin/ai-sdk/README.md's useChat page (React, @ai-sdk/react) and its chat route (a Fetch handler).
+    const useChat = readmeUseChatAsConsumer(join(root, 'plugin/ai-sdk/README.md'));
+    writeFileSync(join(consumer, 'use-chat-page.tsx'), useChat.page);
+    writeFileSync(join(consumer, 'use-chat-route.ts'), useChat.route);
     const servers = (Object.keys(README_SERVERS) as ReadmeServer[]).map((server) => serverFile(server));
     for (const server of Object.keys(README_SERVERS) as ReadmeServer[])
       writeFileSync(join(consumer, serverFile(server)), readmeServerAsConsumer(join(root, 'README.md'), server));
@@ -476,6 +484,9 @@ test('the packed package installs offline into a consumer project and works ther
       configs.push([`tsconfig.entries.${resolution}.json`, consumerTsconfig(resolution, ['every-entry.ts'], [])]);
       // A React page in TSX: the wrapper's components and the plain tags, typed.
       configs.push([`tsconfig.react.${resolution}.json`, consumerTsconfig(resolution, ['react-page.tsx', 'react-readme.tsx'], [], true)]);
+      // The useChat page imports `ai`, whose declarations import node:http: a Next.js app has Node's types.
+      configs.push([`tsconfig.use-chat-page.${resolution}.json`, consumerTsconfig(resolution, ['use-chat-page.tsx'], ['node'], true)]);
+      configs.push([`tsconfig.use-chat-route.${resolution}.json`, consumerTsconfig(resolution, ['use-chat-route.ts'], ['node'])]);
       for (const file of servers) configs.push([`tsconfig.${file}.${resolution}.json`, consumerTsconfig(resolution, [file], ['node'])]);
     }
     // A Next.js app checks under bundler resolution (its `@/…` imports have no extension).
