@@ -82,6 +82,12 @@ interface Served {
   close(): Promise<void>;
 }
 
+/**
+ * The seeder's caller as the demo's `authorize` reads it on Koa: a context whose cookies hold no owner yet,
+ * so it gets one browser token that then owns every session it seeds.
+ */
+const SEEDER = { cookies: { get: () => undefined, set: () => undefined }, secure: false };
+
 async function demoServer(): Promise<Served> {
   const { backend } = counting(await openBackend(storeSpec), counts);
   const store = createKeyedStore(backend);
@@ -97,7 +103,7 @@ async function demoServer(): Promise<Served> {
     // demo/server.ts sweeps in the background once it listens; the parent measures after that sweep.
     startupSweep: () => demo.loop.sweep().then(() => undefined),
     listener: demo.listener,
-    seed: (sessionId) => seeder.loop.chat({ caller: undefined, sessionId, message: 'Migrate the schema.', sse: discardingSink() }),
+    seed: (sessionId) => seeder.loop.chat({ caller: SEEDER, sessionId, message: 'Migrate the schema.', sse: discardingSink() }),
     async close() {
       await seeder.close();
       await demo.close();

@@ -2,7 +2,7 @@
 # `npm run bench`: every benchmark in turn, then one summary table (bench/summary.ts). Benchmarks are not
 # tests: nothing here fails on a slow figure. Each step is bounded in time; a step that fails or times out
 # is reported in the summary and makes the script exit non-zero after the table is printed.
-# `npm run bench -- --quick`: the same figures on shorter loads and fewer open questions (about 2 minutes).
+# `npm run bench -- --quick`: the same figures on shorter loads and fewer open questions (about 2½ minutes).
 # Ctrl-C or a kill stops the step under way with everything it started (servers, Redis, model processes).
 set -uo pipefail
 cd "$(dirname "$0")/.."
