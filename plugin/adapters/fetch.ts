@@ -12,7 +12,7 @@ import { changesState, crossSiteError, type SameOriginOptions } from '../core/sa
 import type { OpenSseOptions } from '../core/sse-format.js';
 import { openWebSse } from '../core/web-sse.js';
 import { publicError } from '../core/public-error.js';
-import { plainResponder, respondWeb } from './web-request.js';
+import { ownOriginOf, plainResponder, respondWeb } from './web-request.js';
 
 export { readRequestJson } from './json-request.js';
 
@@ -86,7 +86,7 @@ export function crossSiteRefusal(request: Request, options: SameOriginOptions = 
   const err = crossSiteError(
     request.headers.get('origin') ?? undefined,
     request.headers.get('sec-fetch-site') ?? undefined,
-    new URL(request.url).origin,
+    ownOriginOf(request),
     options.allowedOrigins,
   );
   if (!err) return undefined;

@@ -27,6 +27,16 @@ export const plainResponder: WebResponder = {
 /** The headers of a JSON reply, Content-Type included. */
 export const jsonHeaders = (headers: Readonly<Record<string, string>>) => ({ ...headers, ...JSON_TYPE });
 
+/**
+ * The server's own origin as the browser addressed it: the request URL's scheme with the `Host` header the
+ * browser sent. A host's framework may build `request.url` on another name (Next.js's `next start` gives
+ * `localhost` whatever the browser used); `Host` is the browser's, which a page on another site cannot set.
+ */
+export function ownOriginOf(request: Request, url = new URL(request.url)): string {
+  const host = request.headers.get('host');
+  return host ? `${url.protocol}//${host}` : url.origin;
+}
+
 export function webRouteRequest(request: Request): RouteRequest {
   const url = new URL(request.url);
   return {
@@ -34,7 +44,7 @@ export function webRouteRequest(request: Request): RouteRequest {
     path: url.pathname,
     query: (name) => oneOrAll(url.searchParams.getAll(name)),
     header: (name) => request.headers.get(name) ?? undefined,
-    ownOrigin: url.origin,
+    ownOrigin: ownOriginOf(request, url),
     readJson: () => readRequestJson(request),
   };
 }

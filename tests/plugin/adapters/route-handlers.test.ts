@@ -81,3 +81,33 @@ describe('routeHandlers(kit): GET and POST of a catch-all route file', () => {
     assert.match(unknown.headers.get('content-type') ?? '', /^application\/json/);
   });
 });
+
+describe('routeHandlers(kit) behind a framework that builds request.url on another name', () => {
+  it("the same-origin rule compares the browser's Origin with the Host it addressed, not request.url's name", async (t) => {
+    const model = await startScriptedModel({ turns: [{ text: 'hello' }] });
+    const kit = createAskUserKit({
+      store: 'memory',
+      logger: memoryAuditLogger(),
+      heartbeatMs: 0,
+      authorize: () => true,
+      runtime: agentRuntime({ client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }), model: 'm' }),
+    });
+    t.after(async () => {
+      await kit.close();
+      await model.close();
+    });
+    const { POST } = routeHandlers(kit);
+    // next start hands route handlers http://localhost:<port>/… whatever the browser addressed.
+    const as = (origin: string) =>
+      new Request('http://localhost:3000/api/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', host: '127.0.0.1:4000', origin, 'sec-fetch-site': 'same-origin' },
+        body: JSON.stringify({ sessionId: 'next-host', message: 'hi' }),
+      });
+    const same = await POST(as('http://127.0.0.1:4000'), params('chat'));
+    assert.equal(same.status, 200);
+    await same.text();
+    const other = await POST(as('http://localhost:3000'), params('chat'));
+    assert.equal(other.status, 403, 'an Origin that is not the addressed host is another site');
+  });
+});
