@@ -11,4 +11,9 @@ if [ "${E2E_STAND_IN:-}" != "1" ]; then
     npx vite build -c demo/vite.config.ts >&2
   fi
 fi
+# The Next.js app installs the package as a user has it (its dist/): build it when a source is newer.
+if [ ! -f dist/widget/react.js ] || [ ! -f dist/plugin/index.js ] || [ -n "$(find plugin widget package.json -newer dist/widget/react.js -type f -name '*.ts' -o -newer dist/widget/react.js -name package.json 2>/dev/null | head -1)" ]; then
+  echo "run-e2e: building the package (npm run build) for the Next.js app" >&2
+  npm run --silent build >&2
+fi
 exec node --import tsx --import ./tests/helpers/browser-identity.ts --test --test-concurrency=1 --test-timeout=180000 --test-reporter=spec "${files[@]}"
