@@ -5,7 +5,7 @@
  * text, or the cancellation.
  */
 import type { AskUserArgs } from 'ask-user-kit/plugin';
-import type { ChatRequestBody, ScriptedTurn } from './chat-completions-server.js';
+import type { ChatRequestBody, ScriptedTurn } from './scripted-turn.js';
 import { langOf, questionFor, topicOf, TEST_SUITES, type Lang, type TestSuite, type Topic } from './questions.js';
 
 export const LIST_TEST_SUITES = 'list_test_suites';

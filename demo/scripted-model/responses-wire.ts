@@ -3,7 +3,7 @@
  * back as the Chat Completions history the scripted turns are written against, and a turn goes out as
  * the Responses stream events (or one Response object) a real endpoint sends.
  */
-import type { ChatRequestBody, ScriptedTurn } from './chat-completions-server.js';
+import type { ChatRequestBody, ScriptedTurn } from './scripted-turn.js';
 
 type Item = Record<string, any>;
 
