@@ -6,7 +6,7 @@
 import type { ModelMessage, ToolModelMessage, ToolResultPart } from 'ai';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { AiRunState } from './ai-run-state.js';
-import { base64Bytes, formatBytes } from '../loop/tool-content.js';
+import { base64Bytes, formatBytes } from '../tools/tool-content.js';
 
 /** Tool call ids of one assistant message, in the order the model made them. */
 export function callIdsOf(message: ModelMessage): string[] {

@@ -6,9 +6,8 @@
  * go to the model as AI SDK content parts, or described in text for a provider that cannot take them.
  */
 import { jsonSchema, tool, type JSONSchema7, type ToolResultPart, type ToolSet } from 'ai';
-import type { LoopTool } from '../loop/tool-registry.js';
-import { errorText } from '../loop/tool-registry.js';
-import { describePart, toolResultOf, type ToolContentPart } from '../loop/tool-content.js';
+import { errorText, type LoopTool } from '../tools/loop-tool.js';
+import { describePart, toolResultOf, type ToolContentPart } from '../tools/tool-content.js';
 import type { SseSink } from '../core/host.js';
 
 export interface FromLoopToolsOptions {

@@ -22,10 +22,11 @@ import { RunEngine } from '../runs/run-engine.js';
 import { RunLeases } from '../runs/run-lease.js';
 import type { SweepReport } from '../runs/sweep.js';
 import type { RollForwardResult } from '../runs/tool-result-writer.js';
+import type { LoopTool } from '../tools/loop-tool.js';
 import { chatRunFormat } from './chat-history.js';
 import { RunStates, type RunState } from './run-state.js';
 import { runRounds, type ModelApi } from './run-rounds.js';
-import { ToolRegistry, type LoopTool } from './tool-registry.js';
+import { ToolRegistry } from './tool-registry.js';
 
 export interface AgentLoopOptions {
   /** The injected client: `new OpenAI({ baseURL, apiKey })` for any OpenAI-compatible endpoint. */

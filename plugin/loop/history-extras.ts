@@ -6,7 +6,7 @@
  * these fields existed has none, and reads as it always did.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ToolContentPart } from './tool-content.js';
+import type { ToolContentPart } from '../tools/tool-content.js';
 
 /** A reasoning output item as the Responses API takes it back as input. */
 export interface KeptReasoning {

@@ -15,14 +15,8 @@ export {
 } from './agent-loop.js';
 export type { ModelApi } from './run-rounds.js';
 export { ModelCallError, DEFAULT_MODEL_IDLE_TIMEOUT_MS, type ModelErrorCode } from '../runs/model-call.js';
-export {
-  ToolRegistry,
-  type LoopTool,
-  type ToolOutput,
-  type ToolContentPart,
-  type ToolCallResult,
-  type ToolRunContext,
-} from './tool-registry.js';
-export { describeToolContent } from './tool-content.js';
+export { ToolRegistry, type ToolCallResult } from './tool-registry.js';
+export type { LoopTool, ToolOutput, ToolRunContext } from '../tools/loop-tool.js';
+export { describeToolContent, type ToolContentPart } from '../tools/tool-content.js';
 export type { RunState, RunStatus, PausedOn } from './run-state.js';
 export { maskedLogger, redactSecrets, type LoopErrorCode } from '../runs/failures.js';

@@ -21,7 +21,7 @@ import { partsOf, reasoningOf, withReasoning, type KeptReasoning } from './histo
 import { asModelError, roundOutput, type ModelRoundInput, type ModelRoundOutput } from './model-round.js';
 import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, idleGuard, ModelCallError } from '../runs/model-call.js';
 import type { AccumulatedToolCall } from './tool-call-accumulator.js';
-import { describePart, type ToolContentPart } from './tool-content.js';
+import { describePart, type ToolContentPart } from '../tools/tool-content.js';
 
 const text = (content: unknown): string =>
   typeof content === 'string'

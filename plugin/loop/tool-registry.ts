@@ -1,39 +1,12 @@
 /**
- * The ordinary tools a loop may run, and how a call becomes a tool message. An unknown tool, arguments
- * that are not a JSON object, or a tool that throws all become an error tool message the model can read
- * and correct — the loop never crashes on the model's mistakes (openai-node's runner does the same).
+ * The ordinary tools a loop may run (the contract they implement is plugin/tools/loop-tool.ts), and how a
+ * call becomes a tool message. An unknown tool, arguments that are not a JSON object, or a tool that throws
+ * all become an error tool message the model can read and correct — the loop never crashes on the model's
+ * mistakes (openai-node's runner does the same).
  */
-import type { SseSink } from '../core/host.js';
+import { errorText, type LoopTool, type ToolRunContext } from '../tools/loop-tool.js';
+import { toolResultOf, type ToolContentPart } from '../tools/tool-content.js';
 import type { AccumulatedToolCall } from './tool-call-accumulator.js';
-import { toolResultOf, type ToolContentPart } from './tool-content.js';
-
-export type { ToolContentPart } from './tool-content.js';
-
-export interface ToolRunContext {
-  sessionId: string;
-  /** Aborted when the chat stream's client leaves. */
-  signal: AbortSignal;
-  /** The turn's chat stream, for a tool that asks the user itself (an MCP elicitation, say); the plugin loop always gives it. */
-  sse?: SseSink;
-}
-
-export interface LoopTool {
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments object. */
-  parameters: Record<string, unknown>;
-  /** A string result, or `{ content, isError }`: a failure the model should see as such, or content parts (images, …). */
-  run(args: Record<string, unknown>, ctx: ToolRunContext): Promise<string | ToolOutput> | string | ToolOutput;
-}
-
-export interface ToolOutput {
-  /**
-   * The result as text, or as content parts (text, image, audio, resource, resource link, as an MCP tool
-   * result has them). Each runtime passes on what its API carries and describes the rest in text.
-   */
-  content: string | ToolContentPart[];
-  isError?: boolean;
-}
 
 export interface ToolCallResult {
   toolCallId: string;
@@ -59,9 +32,6 @@ export function parseToolArguments(raw: string): { ok: true; args: Record<string
   }
   return { ok: true, args: parsed as Record<string, unknown> };
 }
-
-/** Plain text: the model reads it as it is, with no JSON escaping to see through. */
-export const errorText = (message: string) => `Error: ${message}`;
 
 export class ToolRegistry {
   readonly #tools = new Map<string, LoopTool>();

@@ -5,8 +5,8 @@
  * API and the AI SDK, a line describing each to Chat Completions) instead of dropping all but text.
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolOutput } from '../loop/tool-registry.js';
-import type { ToolContentPart } from '../loop/tool-content.js';
+import type { ToolOutput } from '../tools/loop-tool.js';
+import type { ToolContentPart } from '../tools/tool-content.js';
 
 /** One MCP content block as a tool content part; a block of a kind this version does not know becomes a line saying so. */
 function partOf(block: ContentBlock): ToolContentPart {

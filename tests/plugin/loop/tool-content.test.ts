@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../../plugin/store/index.js';
 import type { LoopTool, ToolOutput } from '../../../plugin/loop/index.js';
-import { describeToolContent, toolResultOf } from '../../../plugin/loop/tool-content.js';
+import { describeToolContent, toolResultOf } from '../../../plugin/tools/tool-content.js';
 import { responsesToolOutput } from '../../../plugin/loop/responses-round.js';
 import { startScriptedModel } from '../../helpers/scripted-model.js';
 import { startLoopServer, frame } from './loop-server.js';

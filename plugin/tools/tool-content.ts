@@ -2,7 +2,8 @@
  * A tool result with more than text: content parts as an MCP tool result has them (text, image, audio, an
  * embedded resource, a resource link), and each part as a line that says what was there (`[image
  * image/png, 1.2 KB]`) for whatever carries text only: Chat Completions tool messages, the `tool_result`
- * event. What the Responses API carries of them is responses-round.ts's `responsesToolOutput`.
+ * event. Each runtime maps the parts its API carries itself: the loop's Responses rounds
+ * (plugin/loop/responses-round.ts), the AI SDK's tool results (plugin/ai-sdk/loop-tools.ts).
  */
 /** One piece of a tool result. Binary data is base64, as MCP sends it. */
 export type ToolContentPart =
@@ -57,7 +58,7 @@ export function describePart(part: ToolContentPart): string {
 export const describeToolContent = (parts: readonly ToolContentPart[]): string => parts.map(describePart).join('\n');
 
 /**
- * A tool's content as the loop keeps it: the text, and the parts only when there is more than text (a
+ * A tool's content as a runtime keeps it: the text, and the parts only when there is more than text (a
  * text-only result stays a plain string, as before).
  */
 export function toolResultOf(content: string | readonly ToolContentPart[]): { content: string; parts?: ToolContentPart[] } {
