@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { unansweredToolCalls } from '../../plugin/loop/run-state.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { startDemoServer } from '../helpers/demo-server.js';
+import { startRestartableServer } from '../helpers/restartable-server.js';
 import { startScriptedModel } from '../helpers/scripted-model.js';
 import { answerBody, first, getJson, postStream, shape, text } from './sse-client.js';
 import { askSingle, startHarness } from './harness.js';
@@ -67,24 +67,21 @@ test('in-process host: after kill -9 the card survives on SQLite but is not resu
     await model.close();
     await dir.remove();
   });
-  const env = {
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_MODEL: 'm',
-    ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
-    ASK_USER_HOST: 'in-process',
-  };
-  const one = await startDemoServer({ env });
-  const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-gone', message: 'go' }), 'user_input_required');
-  assert.equal((await getJson(`${one.url}/api/interactions/pending?sessionId=s-gone`)).body.pending.resumable, true);
-  await one.kill();
+  const server = await startRestartableServer({
+    store: `sqlite://${dir.file('ask.db')}`,
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'm', ASK_USER_HOST: 'in-process' },
+  });
+  t.after(() => server.stop());
+  const ask = first(await postStream(`${server.url}/api/chat`, { sessionId: 's-gone', message: 'go' }), 'user_input_required');
+  assert.equal((await getJson(`${server.url}/api/interactions/pending?sessionId=s-gone`)).body.pending.resumable, true);
+  await server.kill();
 
-  const two = await startDemoServer({ env });
-  t.after(() => two.stop());
-  const pending = await getJson(`${two.url}/api/interactions/pending?sessionId=s-gone`);
+  await server.restart();
+  const pending = await getJson(`${server.url}/api/interactions/pending?sessionId=s-gone`);
   assert.equal(pending.body.pending.id, ask.id);
   assert.equal(pending.body.pending.status, 'pending');
   assert.equal(pending.body.pending.resumable, false);
-  const cont = await postStream(`${two.url}/api/chat/continue`, answerBody('s-gone', ask.id, ['safe']));
+  const cont = await postStream(`${server.url}/api/chat/continue`, answerBody('s-gone', ask.id, ['safe']));
   assert.equal(cont.status, 409);
   assert.equal(cont.json.error.code, 'not_resumable');
   assert.equal(model.requests.length, 1, 'nothing re-ran the task');

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { startDemoServer } from '../helpers/demo-server.js';
+import { startRestartableServer } from '../helpers/restartable-server.js';
 import { startScriptedModel } from '../helpers/scripted-model.js';
 import { answerBody, first, getJson, postStream, shape, text } from './sse-client.js';
 import { askSingle } from './harness.js';
@@ -20,26 +20,23 @@ test('kill -9 after the card, restart on the same SQLite file, continue resumes 
     await model.close();
     await dir.remove();
   });
-  const env = {
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_MODEL: 'scripted-test',
-    ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
-    ASK_USER_TRACE: '1',
-  };
+  const server = await startRestartableServer({
+    store: `sqlite://${dir.file('ask.db')}`,
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_TRACE: '1' },
+  });
+  t.after(() => server.stop());
 
-  const first1 = await startDemoServer({ env });
-  const chat = await postStream(`${first1.url}/api/chat`, { sessionId: 's-restart', message: 'start the task' });
+  const chat = await postStream(`${server.url}/api/chat`, { sessionId: 's-restart', message: 'start the task' });
   const ask = first(chat, 'user_input_required');
   assert.equal(ask.resumable, true);
-  await first1.kill();
+  await server.kill();
 
-  const second = await startDemoServer({ env });
-  t.after(() => second.stop());
-  const pending = await getJson(`${second.url}/api/interactions/pending?sessionId=s-restart`);
+  await server.restart();
+  const pending = await getJson(`${server.url}/api/interactions/pending?sessionId=s-restart`);
   assert.equal(pending.body.pending.id, ask.id, 'the card survived the crash');
   assert.equal(pending.body.pending.resumable, true, 'and the run behind it is resumable from the file');
 
-  const cont = await postStream(`${second.url}/api/chat/continue`, answerBody('s-restart', ask.id, ['safe'], 'after restart'));
+  const cont = await postStream(`${server.url}/api/chat/continue`, answerBody('s-restart', ask.id, ['safe'], 'after restart'));
   assert.equal(cont.status, 200);
   assert.deepEqual(shape(cont), ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
   assert.equal(text(cont), 'Resumed after restart.');
@@ -60,7 +57,7 @@ test('kill -9 after the card, restart on the same SQLite file, continue resumes 
     content: '{"selections":["safe"],"customInput":"after restart","cancelled":false}',
   });
 
-  const trace = await getJson(`${second.url}/api/trace?sessionId=s-restart`);
+  const trace = await getJson(`${server.url}/api/trace?sessionId=s-restart`);
   assert.ok(trace.body.lines.some((l: any) => l.source === 'audit' && JSON.parse(l.text).event === 'answered'));
   assert.ok(trace.body.lines.some((l: any) => l.source === 'sse' && l.stream === 'continue' && l.text.startsWith('event: tool_result')));
 });
@@ -72,24 +69,25 @@ test('a crash between the claim and the ToolResult write is rolled forward at st
     await model.close();
     await dir.remove();
   });
-  const storeUrl = `sqlite://${dir.file('ask.db')}`;
-  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: storeUrl };
-  const one = await startDemoServer({ env });
-  const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-crash', message: 'go' }), 'user_input_required');
-  await one.kill();
+  const server = await startRestartableServer({
+    store: `sqlite://${dir.file('ask.db')}`,
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test' },
+  });
+  t.after(() => server.stop());
+  const ask = first(await postStream(`${server.url}/api/chat`, { sessionId: 's-crash', message: 'go' }), 'user_input_required');
+  await server.kill();
 
   // What the continue route had done when the process died: the claim, nothing after it.
   const { openStore } = await import('../../plugin/store/index.js');
-  const store = await openStore(storeUrl);
+  const store = await openStore(server.store);
   const answer = { selections: ['implement'], customInput: '', cancelled: false };
   assert.equal((await store.claim(ask.id, { status: 'answered', at: Date.now(), answer })).ok, true);
   await store.close();
 
-  const two = await startDemoServer({ env });
-  t.after(() => two.stop());
+  await server.restart();
   // The sweep runs after the server listens, so its line comes a moment later.
-  await two.waitForOutput(/startup sweep: 1 paused run\(s\) checked, 1 rolled forward/);
-  const session = await getJson(`${two.url}/api/session?sessionId=s-crash`);
+  await server.current.waitForOutput(/startup sweep: 1 paused run\(s\) checked, 1 rolled forward/);
+  const session = await getJson(`${server.url}/api/session?sessionId=s-crash`);
   assert.equal(session.body.status, 'idle');
   const exact = '{"selections":["implement"],"customInput":"","cancelled":false}';
   assert.deepEqual(
@@ -97,7 +95,7 @@ test('a crash between the claim and the ToolResult write is rolled forward at st
     [exact],
   );
 
-  await postStream(`${two.url}/api/chat`, { sessionId: 's-crash', message: 'what now?' });
+  await postStream(`${server.url}/api/chat`, { sessionId: 's-crash', message: 'what now?' });
   assert.equal(model.requests.length, 2);
   const sent = model.requests[1]!.messages;
   assert.deepEqual(
@@ -114,29 +112,26 @@ test('a question that expired while the server was down is closed by the startup
     await dir.remove();
   });
   // Long enough that the first server, however loaded the machine, is killed before its own timer closes it.
-  const env = {
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_MODEL: 'm',
-    ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
-    ASK_USER_TTL_MS: '4000',
-  };
-  const one = await startDemoServer({ env });
-  const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-down', message: 'go' }), 'user_input_required');
-  await one.kill();
+  const server = await startRestartableServer({
+    store: `sqlite://${dir.file('ask.db')}`,
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'm', ASK_USER_TTL_MS: '4000' },
+  });
+  t.after(() => server.stop());
+  const ask = first(await postStream(`${server.url}/api/chat`, { sessionId: 's-down', message: 'go' }), 'user_input_required');
+  await server.kill();
   // Past expiresAt while nothing runs: no timer of the dead process can close it.
   while (Date.parse(ask.expiresAt) >= Date.now()) await new Promise((r) => setTimeout(r, 50));
 
-  const two = await startDemoServer({ env });
-  t.after(() => two.stop());
-  await two.waitForOutput(/startup sweep: 1 paused run\(s\) checked, 0 rolled forward, 1 expired/);
-  const session = await getJson(`${two.url}/api/session?sessionId=s-down`);
+  await server.restart();
+  await server.current.waitForOutput(/startup sweep: 1 paused run\(s\) checked, 0 rolled forward, 1 expired/);
+  const session = await getJson(`${server.url}/api/session?sessionId=s-down`);
   assert.equal(session.body.status, 'idle');
   assert.deepEqual(
     session.body.items.filter((i: any) => i.role === 'tool').map((i: any) => i.text),
     ['{"selections":[],"customInput":"","cancelled":true,"reason":"expired"}'],
   );
-  const pending = await getJson(`${two.url}/api/interactions/pending?sessionId=s-down`);
+  const pending = await getJson(`${server.url}/api/interactions/pending?sessionId=s-down`);
   assert.equal(pending.body.pending?.status, 'expired', 'the page still gets the timeout receipt');
-  const cont = await postStream(`${two.url}/api/chat/continue`, answerBody('s-down', ask.id, ['safe']));
+  const cont = await postStream(`${server.url}/api/chat/continue`, answerBody('s-down', ask.id, ['safe']));
   assert.equal(cont.status, 410);
 });

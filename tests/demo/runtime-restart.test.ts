@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { answerBody, first, getJson, postStream } from './sse-client.js';
 import { askSingle } from './harness.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { startDemoServer } from '../helpers/demo-server.js';
+import { startRestartableServer } from '../helpers/restartable-server.js';
 import { startScriptedModel } from '../helpers/scripted-model.js';
 
 const exact = '{"selections":["safe"],"customInput":"","cancelled":false}';
@@ -21,19 +21,16 @@ for (const runtime of ['responses', 'ai-sdk'] as const) {
       await model.close();
       await dir.remove();
     });
-    const env = {
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_MODEL: 'scripted-test',
-      ASK_USER_STORE: `sqlite://${dir.file('ask.db')}`,
-      ASK_USER_RUNTIME: runtime,
-    };
-    const one = await startDemoServer({ env });
-    const ask = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-restart', message: 'go' }), 'user_input_required');
-    await one.kill();
-    const two = await startDemoServer({ env });
-    t.after(() => two.stop());
-    assert.equal((await getJson(`${two.url}/api/interactions/pending?sessionId=s-restart`)).body.pending.resumable, true);
-    const cont = await postStream(`${two.url}/api/chat/continue`, answerBody('s-restart', ask.id, ['safe']));
+    const server = await startRestartableServer({
+      store: `sqlite://${dir.file('ask.db')}`,
+      env: { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_RUNTIME: runtime },
+    });
+    t.after(() => server.stop());
+    const ask = first(await postStream(`${server.url}/api/chat`, { sessionId: 's-restart', message: 'go' }), 'user_input_required');
+    await server.kill();
+    await server.restart();
+    assert.equal((await getJson(`${server.url}/api/interactions/pending?sessionId=s-restart`)).body.pending.resumable, true);
+    const cont = await postStream(`${server.url}/api/chat/continue`, answerBody('s-restart', ask.id, ['safe']));
     assert.equal(cont.status, 200);
     assert.equal(model.requests.length, 2, 'the model is called once after the restart');
     assert.deepEqual(model.requests[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_restart', content: exact });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { all, first, getJson, postStream, shape } from './sse-client.js';
 import { startHarness } from './harness.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { startDemoServer } from '../helpers/demo-server.js';
+import { startRestartableServer } from '../helpers/restartable-server.js';
 import { startScriptedModel } from '../helpers/scripted-model.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 import { openStore } from '../../plugin/store/index.js';
@@ -207,14 +207,16 @@ test('kill -9 after a form card, restart on the same SQLite file: the answers re
     await model.close();
     await dir.remove();
   });
-  const env = { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: `sqlite://${dir.file('ask.db')}` };
-  const one = await startDemoServer({ env });
-  const card = first(await postStream(`${one.url}/api/chat`, { sessionId: 's-form-kill', message: 'release' }), 'user_input_required');
-  await one.kill();
+  const server = await startRestartableServer({
+    store: `sqlite://${dir.file('ask.db')}`,
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test' },
+  });
+  t.after(() => server.stop());
+  const card = first(await postStream(`${server.url}/api/chat`, { sessionId: 's-form-kill', message: 'release' }), 'user_input_required');
+  await server.kill();
 
-  const two = await startDemoServer({ env });
-  t.after(() => two.stop());
-  const pending = (await getJson(`${two.url}/api/interactions/pending?sessionId=s-form-kill`)).body.pending;
+  await server.restart();
+  const pending = (await getJson(`${server.url}/api/interactions/pending?sessionId=s-form-kill`)).body.pending;
   assert.deepEqual(
     { id: pending.id, mode: pending.mode, questions: pending.questions },
     { id: card.id, mode: 'form', questions: card.questions },
@@ -225,7 +227,7 @@ test('kill -9 after a form card, restart on the same SQLite file: the answers re
     { id: 'replicas', selections: [], customInput: '5' },
     { id: 'note', selections: [], customInput: '' },
   ];
-  const cont = await postStream(`${two.url}/api/chat/continue`, body('s-form-kill', card.id, answers));
+  const cont = await postStream(`${server.url}/api/chat/continue`, body('s-form-kill', card.id, answers));
   assert.equal(cont.status, 200);
   const exact = `{"answers":${JSON.stringify(answers)},"cancelled":false}`;
   assert.deepEqual(model.requests.at(-1)!.messages.at(-1), { role: 'tool', tool_call_id: 'call_form_restart', content: exact });

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { parseSse } from '../plugin/harness.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
+import { startRestartableServer } from '../helpers/restartable-server.js';
 import { startAskingModel } from './helpers/asking-model.js';
 import { deliveries } from './helpers/deliveries.js';
 import { CRASH_SERVER, exitWithin, killAll, postCollect, spawnServer } from './helpers/server-process.js';
@@ -31,23 +32,22 @@ describe('a session lease held by a killed process', () => {
   });
 
   it('does not turn the answer given right after the restart into session_busy: the run continues', async () => {
-    const env = {
-      ASK_USER_STORE: `sqlite://${dir.file('lease.db')}`,
-      STORE_NAMESPACE: 'lease',
-      OPENAI_BASE_URL: model.baseURL,
-      LEASE_TTL_MS: DEFAULT_LEASE_TTL_MS,
-    };
-    const crashing = await spawnServer(CRASH_SERVER, { ...env, CRASH_AT: 'after-persist' });
-    await postCollect(`${crashing.url}/api/chat`, { sessionId: 'lease', message: 'ask ask-lease' });
-    assert.equal((await exitWithin(crashing, 20_000)).signal, 'SIGKILL');
+    const server = await startRestartableServer({
+      store: `sqlite://${dir.file('lease.db')}`,
+      env: { STORE_NAMESPACE: 'lease', OPENAI_BASE_URL: model.baseURL, LEASE_TTL_MS: DEFAULT_LEASE_TTL_MS },
+      firstEnv: { CRASH_AT: 'after-persist' },
+      start: (env) => spawnServer(CRASH_SERVER, env),
+    });
+    await postCollect(`${server.url}/api/chat`, { sessionId: 'lease', message: 'ask ask-lease' });
+    assert.equal((await exitWithin(server.current, 20_000)).signal, 'SIGKILL');
 
-    const restarted = await spawnServer(CRASH_SERVER, env);
+    await server.restart();
     try {
-      const pending = (await (await fetch(`${restarted.url}/api/interactions/pending?sessionId=lease`)).json()) as {
+      const pending = (await (await fetch(`${server.url}/api/interactions/pending?sessionId=lease`)).json()) as {
         pending: { id: string; resumable: boolean };
       };
       assert.equal(pending.pending.resumable, true, 'the card says the run can be resumed');
-      const cont = await postCollect(`${restarted.url}/api/chat/continue`, {
+      const cont = await postCollect(`${server.url}/api/chat/continue`, {
         sessionId: 'lease',
         requestId: pending.pending.id,
         selections: ['safe'],
@@ -64,7 +64,7 @@ describe('a session lease held by a killed process', () => {
       assert.deepEqual(frames.at(-1)?.data, { reason: 'completed' });
       assert.equal(deliveries(model.requests, 'ask-lease').length, 1, 'the model continued from the answer');
     } finally {
-      await restarted.stop();
+      await server.stop();
     }
   });
 });

@@ -79,6 +79,8 @@ export interface ServerProcess {
   output(): string;
   stdout(): string;
   exited: Promise<Exit>;
+  /** SIGKILL, like a crash; resolves with how it ended. */
+  kill(): Promise<Exit>;
   /** SIGTERM and wait (the server closes its store); SIGKILL after 5 s. */
   stop(): Promise<Exit>;
 }
@@ -119,6 +121,10 @@ export async function spawnServer(script: string, env: Record<string, string>, o
     output: () => out,
     stdout: () => stdout,
     exited,
+    kill() {
+      child.kill('SIGKILL');
+      return exited;
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
       child.kill('SIGTERM');
