@@ -14,9 +14,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from '../helpers/scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model.js';
 import { TEST_BROWSER_COOKIE } from '../helpers/browser-identity.js';
-import { HOST_TOOL, readmeNextAsConsumer } from '../package/consumer-files.js';
+import { HOST_TOOL, readmeNextAsConsumer, releaseModelTurn } from '../package/consumer-files.js';
 import { launchChromium, type LaunchedBrowser } from './helpers/browser.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -67,30 +67,6 @@ const LAYOUT_TSX = `export default function RootLayout({ children }: { children:
   );
 }
 `;
-
-/** A model that asks once, then calls the host's tool, then answers. */
-function scriptedTurn(body: ChatRequestBody): ScriptedTurn {
-  const last = body.messages.at(-1);
-  if (last?.role === 'user')
-    return {
-      toolCalls: [
-        {
-          name: 'ask_user',
-          arguments: {
-            title: 'Which build should ship?',
-            mode: 'single',
-            options: [
-              { id: 'stable', label: 'Stable' },
-              { id: 'beta', label: 'Beta' },
-            ],
-          },
-        },
-      ],
-    };
-  if (last?.role === 'tool' && String(last.content).includes('"selections"'))
-    return { toolCalls: [{ name: HOST_TOOL.name, arguments: {} }] };
-  return { text: `Done: ${String(last?.content)}` };
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -180,7 +156,7 @@ describe("the README's Next.js recipe in a Next.js app, answered in Chromium", (
     cpSync(join(root, 'package.json'), join(installed, 'package.json'));
     cpSync(join(root, 'dist'), join(installed, 'dist'), { recursive: true });
 
-    model = await startScriptedModel({ fallback: scriptedTurn });
+    model = await startScriptedModel({ fallback: releaseModelTurn });
     const port = await freePort();
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,

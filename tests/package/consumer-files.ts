@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { TEST_BROWSER_COOKIE } from '../helpers/browser-identity.js';
+import type { ChatRequestBody, ScriptedTurn } from '../helpers/scripted-model.js';
 
 /** Every export entry, used as a TypeScript consumer would: values and types from each. */
 export const EVERY_ENTRY_TS = `\
@@ -143,6 +144,32 @@ export function readmeServerSnippet(readmePath: string, server: ReadmeServer): s
 
 /** The one tool the test's host offers the model, and what it answers. */
 export const HOST_TOOL = { name: 'lookup_release', output: 'release 1.2.3 is ready' };
+
+/** A model that asks once, then calls the host's tool, then answers with what the tool said. */
+export function releaseModelTurn(body: ChatRequestBody): ScriptedTurn {
+  const last = body.messages.at(-1);
+  if (last?.role === 'user') {
+    return {
+      text: 'One question first.',
+      toolCalls: [
+        {
+          name: 'ask_user',
+          arguments: {
+            title: 'Which build should ship?',
+            mode: 'single',
+            options: [
+              { id: 'stable', label: 'Stable', recommended: true },
+              { id: 'beta', label: 'Beta' },
+            ],
+          },
+        },
+      ],
+    };
+  }
+  if (last?.role === 'tool' && String(last.content).includes('"selections"'))
+    return { toolCalls: [{ name: HOST_TOOL.name, arguments: {} }] };
+  return { text: `Done: ${String(last?.content)}` };
+}
 
 /** The cookie of the browser that owns the test's sessions (the test process's fetch sends it). */
 export const OWNER_COOKIE = TEST_BROWSER_COOKIE;

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from '../helpers/scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model.js';
 import { answerBody, first, getJson, postStream, shape } from '../demo/sse-client.js';
 import { consumerLock, type PackageJson } from './consumer-lock.js';
 import { readTarball } from './tarball.js';
@@ -35,6 +35,7 @@ import {
   REACT_PAGE_TSX,
   readmeReactAsConsumer,
   HOST_TOOL,
+  releaseModelTurn,
   OWNER_COOKIE,
   README_SERVERS,
   readmeNextAsConsumer,
@@ -196,32 +197,6 @@ async function startExample(
     });
   });
   return { url: `http://127.0.0.1:${port}`, port, child, output: () => output };
-}
-
-/** A model that asks once, then calls the host's tool, then answers with what the tool said. */
-function scriptedTurn(body: ChatRequestBody): ScriptedTurn {
-  const last = body.messages.at(-1);
-  if (last?.role === 'user') {
-    return {
-      text: 'One question first.',
-      toolCalls: [
-        {
-          name: 'ask_user',
-          arguments: {
-            title: 'Which build should ship?',
-            mode: 'single',
-            options: [
-              { id: 'stable', label: 'Stable', recommended: true },
-              { id: 'beta', label: 'Beta' },
-            ],
-          },
-        },
-      ],
-    };
-  }
-  if (last?.role === 'tool' && String(last.content).includes('"selections"'))
-    return { toolCalls: [{ name: HOST_TOOL.name, arguments: {} }] };
-  return { text: `Done: ${String(last?.content)}` };
 }
 
 test('the packed package installs offline into a consumer project and works there as the README says', { timeout: 300_000 }, async (t) => {
@@ -500,7 +475,7 @@ test('the packed package installs offline into a consumer project and works ther
   for (const server of SERVERS) {
     await t.test(`the README's ${server} server, as written: the owner chats and answers; a stranger gets 403 everywhere`, async (t) => {
       if (!state.installed) return t.skip('not installed');
-      const model: ScriptedModel = await startScriptedModel({ fallback: scriptedTurn });
+      const model: ScriptedModel = await startScriptedModel({ fallback: releaseModelTurn });
       t.after(() => model.close());
       const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-package-test', ASK_USER_STORE: 'memory' });
       const example = await startExample(t, consumer, env, runArgs(server));
@@ -573,7 +548,7 @@ test('the packed package installs offline into a consumer project and works ther
     if (!state.installed) return t.skip('not installed');
     // (d) A plain page loads the standalone bundle from the installed package; its card restores the
     // next session's pending question, the user answers in it, and the provider continues the run.
-    const model: ScriptedModel = await startScriptedModel({ fallback: scriptedTurn });
+    const model: ScriptedModel = await startScriptedModel({ fallback: releaseModelTurn });
     t.after(() => model.close());
     const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-package-test', ASK_USER_STORE: 'memory' });
     const example = await startExample(t, consumer, env, runArgs('koa'));
