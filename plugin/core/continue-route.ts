@@ -16,19 +16,11 @@
 import { checkContinue } from '../contract/answer-rules.js';
 import { answerToolResultText, cancelAnswerFor } from '../contract/tool-result.js';
 import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer } from '../contract/schema.js';
-import { recordEntry, summarizeAnswer } from './audit.js';
+import { recordEntry } from './audit.js';
+import { interactionResolvedOf } from './coordinator.js';
 import { AskUserError } from './errors.js';
 import { crossSiteError } from './same-origin.js';
-import {
-  auditContext,
-  closedError,
-  expiredError,
-  iso,
-  isStoreDown,
-  safeAnswerMessage,
-  storeError,
-  type AuditContext,
-} from './route-errors.js';
+import { auditContext, closedError, expiredError, isStoreDown, safeAnswerMessage, storeError, type AuditContext } from './route-errors.js';
 import type { RouteShared } from './route-shared.js';
 import type { RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
 import { isPastExpiry } from '../store/types.js';
@@ -111,14 +103,8 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       coordinator.clearTimer(claimed.requestId);
       audit.audit(recordEntry(status, claimed, at, { answer }));
       const sse = io.openSse();
-      sse.send('interaction_resolved', {
-        requestId: claimed.requestId,
-        toolCallId: claimed.toolCallId,
-        status,
-        at: iso(at),
-        // Checked before the claim, so every id is one of the form's: the summary leaves nothing out.
-        ...summarizeAnswer(claimed.form, answer),
-      });
+      // Checked before the claim, so every id is one of the form's: the summary leaves nothing out.
+      sse.send('interaction_resolved', interactionResolvedOf(claimed, { status, at }, answer));
       try {
         await host.resume({ record: claimed, answer, toolResultContent: answerToolResultText(answer), sse });
       } catch (err) {

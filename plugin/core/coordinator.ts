@@ -5,8 +5,8 @@
  * without an answer (expired, superseded), so the model's history never holds a call without a result.
  */
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
-import { CANCEL_ANSWER, closedToolResultText } from '../contract/tool-result.js';
-import { recordEntry, type AuditLogger } from './audit.js';
+import { CANCEL_ANSWER, cancelAnswerFor, closedToolResultText } from '../contract/tool-result.js';
+import { recordEntry, summarizeAnswer, type AuditLogger } from './audit.js';
 import type { AdmitChat } from './chat-admission.js';
 import { newRequestId } from './request-id.js';
 import { isChoiceMode } from '../contract/limits.js';
@@ -17,11 +17,13 @@ import {
   sessionIdSchema,
   type AskUserForm,
   type AskUserQuestion,
+  type Answer,
   type FormQuestion,
+  type InteractionResolved,
   type UserInputRequired,
 } from '../contract/schema.js';
 import type { RunHost, SseSink } from './host.js';
-import { isPastExpiry, type InteractionRecord, type PendingStore } from '../store/types.js';
+import { isPastExpiry, type InteractionRecord, type PendingStore, type Resolution } from '../store/types.js';
 
 /** A Chat Completions tool call, as the `openai` SDK hands it over. */
 export interface ToolCallLike {
@@ -111,6 +113,24 @@ export function userInputRequiredOf(record: InteractionRecord): UserInputRequire
   // The §9.1 fields the model gave, unchanged (numbers stay numbers), in the contract's order.
   for (const key of BOUND_KEYS) if (form[key] !== undefined) (data as Record<string, unknown>)[key] = form[key];
   return data;
+}
+
+/**
+ * The `interaction_resolved` data of a closed record (docs/protocol.md §3): its status and time, and what
+ * the answer says (ids of the form, the length of text); a closing without an answer says the cancel.
+ */
+export function interactionResolvedOf(
+  record: InteractionRecord,
+  { status, at }: Pick<Resolution, 'status' | 'at'>,
+  answer: Answer = cancelAnswerFor(record.form),
+): InteractionResolved {
+  return {
+    requestId: record.requestId,
+    toolCallId: record.toolCallId,
+    status,
+    at: new Date(at).toISOString(),
+    ...summarizeAnswer(record.form, answer),
+  };
 }
 
 /** A question as the card gets it (§9.2): `required` always said, in the contract's key order. */

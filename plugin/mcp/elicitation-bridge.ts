@@ -19,12 +19,10 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolRequest, ElicitResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
-import { cancelAnswerFor } from '../contract/tool-result.js';
-import { summarizeAnswer } from '../core/audit.js';
-import { AskUserError } from '../core/errors.js';
-import type { Coordinator } from '../core/coordinator.js';
+import { interactionResolvedOf, type Coordinator } from '../core/coordinator.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { ChatInput, RuntimeFactory } from '../core/runtime.js';
+import { enterChat } from '../runs/chat-door.js';
 import { publicFailure, sendFailure } from '../runs/failures.js';
 import { CallTimer, MAX_TIMER_MS } from './call-timer.js';
 import { contentFromAnswers, type PropertyPlan } from './elicitation-form.js';
@@ -279,16 +277,9 @@ export class ElicitationBridge implements McpElicitation {
     if (typeof input.sessionId !== 'string' || !coordinator || !this.#openCard(input.sessionId)?.relay) return relayedChat(input, run);
     // The door first, as the runtime's chat has it: a stranger must not close the owner's card. The
     // runtime's chat checks again (authorize runs twice); a refusal is written once, here.
-    let sessionId: string;
-    try {
-      ({ sessionId } = await coordinator.admitChat(input));
-    } catch (err) {
-      if (typeof input.sse === 'function' || !(err instanceof AskUserError)) throw err;
-      sendFailure(input.sse, err.code, err.message);
-      input.sse.end();
-      return;
-    }
-    const sse = typeof input.sse === 'function' ? input.sse() : input.sse;
+    const entered = await enterChat(coordinator, input);
+    if (!entered) return;
+    const { sessionId, sse } = entered;
     const open = this.#openCard(sessionId);
     if (open?.relay) {
       try {
@@ -309,15 +300,7 @@ export class ElicitationBridge implements McpElicitation {
     relay.send('done', { reason: 'cancelled' });
     relay.end();
     const closed = await coordinator.supersede(sessionId);
-    if (closed?.resolution) {
-      sse.send('interaction_resolved', {
-        requestId: closed.requestId,
-        toolCallId: closed.toolCallId,
-        status: closed.resolution.status,
-        at: new Date(closed.resolution.at).toISOString(),
-        ...summarizeAnswer(closed.form, cancelAnswerFor(closed.form)),
-      });
-    }
+    if (closed?.resolution) sse.send('interaction_resolved', interactionResolvedOf(closed, closed.resolution));
     // A tool that ignores the abort ends when the server has its `cancel`; one that never ends leaves
     // the session busy, and the new message says so.
     let timer: ReturnType<typeof setTimeout> | undefined;

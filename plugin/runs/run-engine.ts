@@ -8,13 +8,11 @@
  * a run and following it from an event log will sit.
  */
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
-import { cancelAnswerFor } from '../contract/tool-result.js';
-import { summarizeAnswer } from '../core/audit.js';
-import type { Coordinator } from '../core/coordinator.js';
-import { AskUserError } from '../core/errors.js';
+import { interactionResolvedOf, type Coordinator } from '../core/coordinator.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { ChatInput } from '../core/runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
+import { enterChat } from './chat-door.js';
 import { reportFailure, sendFailure } from './failures.js';
 import type { PausedIndex } from './paused-index.js';
 import type { ResumableRun, RunFormat, TurnRunner } from './run-format.js';
@@ -172,16 +170,8 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
    * streamed; then an open card is closed, a half-resolved one rolled forward, and the message runs.
    */
   async chat(input: ChatInput): Promise<void> {
-    let admitted: { sessionId: string; message: string };
-    try {
-      admitted = await this.#coordinator.admitChat(input);
-    } catch (err) {
-      if (typeof input.sse === 'function' || !(err instanceof AskUserError)) throw err;
-      sendFailure(input.sse, err.code, err.message);
-      input.sse.end();
-      return;
-    }
-    await this.#run(admitted.sessionId, admitted.message, typeof input.sse === 'function' ? input.sse() : input.sse);
+    const entered = await enterChat(this.#coordinator, input);
+    if (entered) await this.#run(entered.sessionId, entered.message, entered.sse);
   }
 
   /** Finish a crash-interrupted answer of one session (idempotent). */
@@ -331,16 +321,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     const { sessionId } = hold;
     // The coordinator claims and audits the closing; its ToolResult comes back through `closed` above.
     const closed = await this.#coordinator.supersede(sessionId);
-    if (closed?.resolution) {
-      const { status, at } = closed.resolution;
-      sse.send('interaction_resolved', {
-        requestId: closed.requestId,
-        toolCallId: closed.toolCallId,
-        status,
-        at: new Date(at).toISOString(),
-        ...summarizeAnswer(closed.form, cancelAnswerFor(closed.form)),
-      });
-    }
+    if (closed?.resolution) sse.send('interaction_resolved', interactionResolvedOf(closed, closed.resolution));
     const rolled = await this.rollForward(sessionId);
     const written = closed ? await this.#states.get(sessionId) : undefined;
     const closedResult = closed && written ? this.#format.resultOf(written.messages, closed.toolCallId) : undefined;
