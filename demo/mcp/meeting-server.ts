@@ -3,11 +3,10 @@
  * meeting-tools.ts over the SDK's streamable HTTP transport, one MCP session per client, and the sign-in
  * page `connect_calendar` links to, at `/connect/<elicitationId>`.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { mcpHttpHandler } from './mcp-http.js';
 import { MEETING, meetingMcp } from './meeting-tools.js';
 
 export interface MeetingServer {
@@ -18,12 +17,6 @@ export interface MeetingServer {
   /** The elicitation ids whose sign-in page was opened, in order. */
   readonly visits: string[];
   close(): Promise<void>;
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const parts: Buffer[] = [];
-  for await (const p of req) parts.push(p as Buffer);
-  return parts.length ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
 }
 
 export interface MeetingServerOptions {
@@ -45,38 +38,22 @@ export async function startMeetingServer(options: MeetingServerOptions = {}): Pr
   const { requestedSchema = MEETING, connectUrl, name, elicitTimeoutMs } = options;
   const results: ElicitResult[] = [];
   const visits: string[] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   let base = '';
-  const server: Server = createServer(async (req, res) => {
-    try {
-      const connect = /^\/connect\/([\w-]{1,64})$/.exec(req.url ?? '');
-      if (connect && req.method === 'GET') {
-        visits.push(connect[1]!);
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(CONNECTED_PAGE);
-        return;
-      }
-      const sid = req.headers['mcp-session-id'];
-      const body = req.method === 'POST' ? await readBody(req) : undefined;
-      let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
-      if (!transport) {
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, created),
-        });
-        const asks = {
-          requestedSchema,
-          connectUrl: (id: string) => connectUrl ?? `${base}/connect/${id}`,
-          ...(name ? { name } : {}),
-          ...(elicitTimeoutMs ? { elicitTimeoutMs } : {}),
-        };
-        const mcp = meetingMcp(asks, (r) => void results.push(r));
-        await mcp.connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res, body);
-    } catch {
-      if (!res.headersSent) res.writeHead(400).end();
+  const asks = {
+    requestedSchema,
+    connectUrl: (id: string) => connectUrl ?? `${base}/connect/${id}`,
+    ...(name ? { name } : {}),
+    ...(elicitTimeoutMs ? { elicitTimeoutMs } : {}),
+  };
+  const mcp = mcpHttpHandler(() => meetingMcp(asks, (r) => void results.push(r)));
+  const server: Server = createServer((req, res) => {
+    const connect = /^\/connect\/([\w-]{1,64})$/.exec(req.url ?? '');
+    if (connect && req.method === 'GET') {
+      visits.push(connect[1]!);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(CONNECTED_PAGE);
+      return;
     }
+    void mcp(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -3,11 +3,10 @@
  * while clients are connected (each connection hears `notifications/tools/list_changed`), and tools that
  * send an `elicitation/create` exactly as given, malformed ones included.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { mcpHttpHandler } from '../../../demo/mcp/mcp-http.js';
 import { ElicitResultSchema, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 export interface ToolServer {
@@ -31,18 +30,11 @@ export interface EliciterTool {
   params: Record<string, unknown>;
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const parts: Buffer[] = [];
-  for await (const p of req) parts.push(p as Buffer);
-  return parts.length ? JSON.parse(Buffer.concat(parts).toString('utf8')) : undefined;
-}
-
 export async function startToolServer(name: string, eliciters: EliciterTool[] = []): Promise<ToolServer> {
   const results: ToolServer['results'] = [];
   const capabilities: ClientCapabilities[] = [];
   const plain: Array<{ name: string; description: string; text: string }> = [];
   const live: McpServer[] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
 
   const register = (mcp: McpServer, tool: { name: string; description: string; text: string }) =>
     mcp.registerTool(tool.name, { description: tool.description }, async () => ({ content: [{ type: 'text', text: tool.text }] }));
@@ -66,24 +58,7 @@ export async function startToolServer(name: string, eliciters: EliciterTool[] = 
     return mcp;
   };
 
-  const server = createServer(async (req, res) => {
-    try {
-      const sid = req.headers['mcp-session-id'];
-      const body = req.method === 'POST' ? await readBody(req) : undefined;
-      let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
-      if (!transport) {
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void sessions.set(id, created),
-        });
-        await build().connect(created);
-        transport = created;
-      }
-      await transport.handleRequest(req, res, body);
-    } catch {
-      if (!res.headersSent) res.writeHead(400).end();
-    }
-  });
+  const server = createServer(mcpHttpHandler(build));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   return {
