@@ -8,7 +8,7 @@ import { LIMITS, sessionIdSchema } from '../contract/schema.js';
 import type { AuditLogger } from './audit.js';
 import type { Authorize } from './authorization.js';
 import { AskUserError } from './errors.js';
-import { iso } from './route-errors.js';
+import { auditRefusal } from './route-errors.js';
 
 /** What a chat entry is given, as the host received it: each field is checked here, not by the host. */
 export interface ChatRequest {
@@ -36,7 +36,7 @@ export interface ChatAdmissionDeps {
 
 export function chatAdmission({ authorize, audit, now }: ChatAdmissionDeps): AdmitChat {
   const refuse = (err: AskUserError, sessionId?: string): never => {
-    audit.audit({ event: 'rejected', at: iso(now()), ...(sessionId ? { sessionId } : {}), reason: err.code, detail: err.message });
+    auditRefusal(audit, now, err, sessionId ? { sessionId } : {});
     throw err;
   };
   return async function admitChat({ caller, sessionId, message }) {

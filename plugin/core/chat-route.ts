@@ -7,7 +7,7 @@
 import type { AuditLogger } from './audit.js';
 import { AskUserError } from './errors.js';
 import type { SseSink } from './host.js';
-import { iso } from './route-errors.js';
+import { auditRefusal } from './route-errors.js';
 import type { RouteRequest, RouteResult } from './route-types.js';
 import type { ChatInput } from './runtime.js';
 import { crossSiteError } from './same-origin.js';
@@ -29,7 +29,7 @@ export interface ChatRouteDeps {
 
 export function chatRoute<Ctx>({ runtime, audit, allowedOrigins, now }: ChatRouteDeps): ServeChat<Ctx> {
   const refusal = (err: AskUserError, audited: boolean): RouteResult => {
-    if (!audited) audit.audit({ event: 'rejected', at: iso(now()), reason: err.code, detail: err.message });
+    if (!audited) auditRefusal(audit, now, err);
     return { status: err.status, headers: {}, body: err.toBody() };
   };
   return async function chatRequest(req, caller, openSse) {

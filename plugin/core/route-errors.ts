@@ -1,7 +1,7 @@
 /** The routes' refusals in the contract's words, and what their audit lines may say. */
 import type { ContinueProblem } from '../contract/answer-rules.js';
 import type { Answer } from '../contract/schema.js';
-import { recordEntry, type AuditEntry } from './audit.js';
+import { recordEntry, type AuditEntry, type AuditLogger } from './audit.js';
 import { AskUserError, type Receipt } from './errors.js';
 import { StoreUnavailableError, type InteractionRecord } from '../store/types.js';
 
@@ -37,6 +37,11 @@ export function safeAnswerMessage(problem: ContinueProblem, message: string): st
 
 /** What a `rejected` audit entry says about the request, beyond event, time and reason. */
 export type AuditContext = Omit<AuditEntry, 'event' | 'at' | 'reason'>;
+
+/** The `rejected` line of a refused request: its code as the reason, its message (never user input) as detail. */
+export function auditRefusal(audit: AuditLogger, now: () => number, err: AskUserError, context: AuditContext = {}): void {
+  audit.audit({ event: 'rejected', at: iso(now()), ...context, reason: err.code, detail: err.message });
+}
 
 export function auditContext(record: InteractionRecord, sessionId: string, answer: Answer): AuditContext {
   const { event: _event, at: _at, ...rest } = recordEntry('rejected', record, 0, { sessionId, answer });

@@ -1,6 +1,6 @@
 /** What both routes share: answering a refusal (and auditing it), the caller check, and collecting an overdue question. */
 import { AskUserError } from './errors.js';
-import { iso, type AuditContext } from './route-errors.js';
+import { auditRefusal, type AuditContext } from './route-errors.js';
 import type { JsonReply, RouteIo, RoutesDeps } from './route-types.js';
 import { isPastExpiry, type InteractionRecord } from '../store/types.js';
 
@@ -10,7 +10,7 @@ export function routeShared({ audit, coordinator, now }: Pick<RoutesDeps, 'audit
   /** `rejected` may be a function: the full context of a looked-up record is built only when refused. */
   const refusal = (err: AskUserError, rejected: AuditContext | (() => AuditContext), headers: Record<string, string> = {}): JsonReply => {
     const context = typeof rejected === 'function' ? rejected() : rejected;
-    audit.audit({ event: 'rejected', at: iso(now()), ...context, reason: err.code, detail: err.message });
+    auditRefusal(audit, now, err, context);
     return { status: err.status, headers, body: err.toBody() };
   };
 
