@@ -22,7 +22,7 @@ import type { CallToolRequest, ElicitResult, ProgressToken } from '@modelcontext
 import { interactionResolvedOf, type Coordinator } from '../core/coordinator.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { ChatInput, RuntimeFactory } from '../core/runtime.js';
-import { enterChat } from '../runs/chat-door.js';
+import { enterChat } from '../runs/run-engine.js';
 import { publicFailure, sendFailure } from '../runs/failures.js';
 import { CallTimer, MAX_TIMER_MS } from './call-timer.js';
 import { contentFromAnswers, type PropertyPlan } from './elicitation-form.js';

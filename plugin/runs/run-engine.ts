@@ -9,10 +9,10 @@
  */
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import { interactionResolvedOf, type Coordinator } from '../core/coordinator.js';
+import { AskUserError } from '../core/errors.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { ChatInput } from '../core/runtime.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
-import { enterChat } from './chat-door.js';
 import { reportFailure, sendFailure } from './failures.js';
 import type { PausedIndex } from './paused-index.js';
 import type { ResumableRun, RunFormat, TurnRunner } from './run-format.js';
@@ -411,4 +411,29 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
   async #isRunning(run: S | undefined): Promise<boolean> {
     return run?.status === 'running' && (await this.#leases.holds(run.lease));
   }
+}
+
+/**
+ * A chat through the kit's door (plugin/core/chat-admission.ts), for the engine's `chat` and the MCP
+ * bridge's before it: the admitted session and message, with the stream now open; or undefined when the refusal was written on the stream the chat was
+ * given open. Given a function instead, the stream stays closed and the refusal rejects with its
+ * `AskUserError`, which the host answers as JSON.
+ */
+export interface EnteredChat {
+  sessionId: string;
+  message: string;
+  sse: SseSink;
+}
+
+export async function enterChat(coordinator: Pick<Coordinator, 'admitChat'>, input: ChatInput): Promise<EnteredChat | undefined> {
+  let admitted: { sessionId: string; message: string };
+  try {
+    admitted = await coordinator.admitChat(input);
+  } catch (err) {
+    if (typeof input.sse === 'function' || !(err instanceof AskUserError)) throw err;
+    sendFailure(input.sse, err.code, err.message);
+    input.sse.end();
+    return undefined;
+  }
+  return { ...admitted, sse: typeof input.sse === 'function' ? input.sse() : input.sse };
 }
