@@ -5,6 +5,7 @@
  * Values are stored in Keyv's own envelope, `JSON.stringify({ value, expires })`, so a plain Keyv on the
  * same table or Redis still reads them; the raw string is what the swap compares.
  */
+import type { LogBackend } from './event-log.js';
 import { StoreError } from './store-errors.js';
 
 /**
@@ -50,6 +51,12 @@ export interface Backend {
    * or may not be. For background sweeps, never for anything that must be exact.
    */
   scan(prefix: string, cursor: string | undefined, limit: number): Promise<ScanPage>;
+  /**
+   * The backend's event log (contract §11, event-log.ts). A backend without one gets an in-process log:
+   * replay and follow then work within one process only.
+   */
+  readonly log?: LogBackend;
+  /** Also closes `log`. */
   close(): Promise<void>;
 }
 

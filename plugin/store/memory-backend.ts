@@ -5,6 +5,7 @@
  */
 import Keyv from 'keyv';
 import { matches, type Backend, type SwapRequest } from './backend.js';
+import { MemoryLog } from './memory-log.js';
 import { StoreUnavailableError } from './types.js';
 
 export interface MemoryBackendOptions {
@@ -32,6 +33,7 @@ export function createMemoryBackend({ map = new Map(), sweepEveryMs = 60_000 }: 
     kind: 'memory',
     label: 'memory',
     settlesInline: true,
+    log: MemoryLog.of(map),
     read: async (key) => rows.get(key),
     swap: async ({ key, expect, next, deadline }: SwapRequest) => {
       if (Date.now() > deadline) throw new StoreUnavailableError('memory store write came after its deadline; nothing was written');
