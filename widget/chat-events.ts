@@ -7,8 +7,11 @@ import type { ChatEventMap, ChatEventName, PendingInteraction, UserInputRequired
 
 export type { ChatEventMap, ChatEventName, PendingInteraction, UserInputRequired };
 
-/** One event of a chat stream: `event` names it, `data` is the parsed JSON of its `data:` lines. */
-export type ChatEvent = { [K in ChatEventName]: { event: K; data: ChatEventMap[K] } }[ChatEventName];
+/**
+ * One event of a chat stream: `event` names it, `data` is the parsed JSON of its `data:` lines, `id` the
+ * frame's SSE id (`<runId>.<seq>`, docs/protocol.md §11) when it carried one.
+ */
+export type ChatEvent = { [K in ChatEventName]: { event: K; data: ChatEventMap[K]; id?: string } }[ChatEventName];
 
 /** The event of name `K`, e.g. `ChatEventOf<'done'>`. */
 export type ChatEventOf<K extends ChatEventName> = Extract<ChatEvent, { event: K }>;

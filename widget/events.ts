@@ -1,9 +1,10 @@
 /**
- * Typed events of `<ask-user-card>`. Each fires for a user action or an async outcome, never because a
- * host set a property; each bubbles and is `composed`, so it crosses shadow roots to the host's listener.
+ * Typed events of `<ask-user-card>` and `<ask-user-provider>`. Each fires for a user action or an async outcome,
+ * never because a host set a property; each bubbles and is `composed`, so it crosses shadow roots to the host's
+ * listener.
  */
 import type { Answer, QuestionAnswer } from '../plugin/contract/schema.js';
-import type { ChatEvent } from './chat-events.js';
+import type { ChatEventStream, ConnectionState } from './client-types.js';
 import type { FailureOutcome, SubmitFailure } from './receipt.js';
 
 export interface AskUserSubmitDetail {
@@ -38,8 +39,11 @@ export interface AskUserContinuedDetail {
   answer: Answer;
   /** The `200 text/event-stream` response of `POST /api/chat/continue`. */
   response: Response;
-  /** The continuation stream, parsed: `interaction_resolved`, `tool_result`, the continued run, `done`. Read once. */
-  events: AsyncIterable<ChatEvent>;
+  /**
+   * The continuation stream, parsed: `interaction_resolved`, `tool_result`, the continued run, `done`. Read once.
+   * It reconnects by itself after a cut (docs/protocol.md §11) and fires `connection` when its state changes.
+   */
+  events: ChatEventStream;
 }
 
 /**
@@ -90,8 +94,30 @@ export class AskUserExpiredEvent extends Event {
   }
 }
 
+export interface AskUserConnectionDetail {
+  /** `reconnecting` (cut off for 2 s), `connected` (frames flow again) or `gone` (reload the session's view). */
+  state: ConnectionState;
+  sessionId: string;
+  /** The card whose answer started the stream. */
+  requestId: string;
+}
+
+/**
+ * `ask-user-connection`, fired by `<ask-user-provider>`: the continuation stream a card under it started
+ * changed its connection state (the stream's own `connection` event, passed on with the session).
+ */
+export class AskUserConnectionEvent extends Event {
+  static readonly eventName = 'ask-user-connection' as const;
+  readonly detail: AskUserConnectionDetail;
+  constructor(detail: AskUserConnectionDetail) {
+    super(AskUserConnectionEvent.eventName, { bubbles: true, composed: true });
+    this.detail = detail;
+  }
+}
+
 declare global {
   interface GlobalEventHandlersEventMap {
+    'ask-user-connection': AskUserConnectionEvent;
     'ask-user-submit': AskUserSubmitEvent;
     'ask-user-continued': AskUserContinuedEvent;
     'ask-user-error': AskUserErrorEvent;

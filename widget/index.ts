@@ -9,12 +9,14 @@
 export { AskUserCard, type AskUserReceipt, type AskUserRequest, type DoneReason } from './ask-user-card.js';
 export { AskUserProvider } from './ask-user-provider.js';
 
-// Events of <ask-user-card> and their details.
+// Events of <ask-user-card> and <ask-user-provider>, and their details.
 export {
+  AskUserConnectionEvent,
   AskUserContinuedEvent,
   AskUserErrorEvent,
   AskUserExpiredEvent,
   AskUserSubmitEvent,
+  type AskUserConnectionDetail,
   type AskUserContinuedDetail,
   type AskUserErrorDetail,
   type AskUserExpiredDetail,
@@ -32,14 +34,24 @@ export { STRINGS, type AskUserLocale, type AskUserStrings } from './strings.js';
 export {
   ClientError,
   fetchPending,
+  resumeChat,
   startChat,
+  stopChat,
   submitUserInput,
+  type ChatConnectionEvent,
+  type ChatEventStream,
   type ChatRequest,
   type ClientErrorInfo,
   type ClientOptions,
+  type ConnectionState,
   type ContinueRequest,
   type ContinueResult,
   type InteractionReceipt,
+  type ReconnectClock,
+  type ResumeOptions,
+  type StopResult,
+  type StreamOptions,
+  type SubmitOptions,
 } from './client.js';
 export { ChatStreamError, readChatEvents, type ChatStreamErrorCode, type ReadChatEventsOptions } from './sse-reader.js';
 

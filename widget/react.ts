@@ -10,6 +10,7 @@ import * as React from 'react';
 import { createComponent, type EventName } from '@lit/react';
 import {
   AskUserCard as AskUserCardElement,
+  AskUserConnectionEvent,
   AskUserContinuedEvent,
   AskUserErrorEvent,
   AskUserExpiredEvent,
@@ -31,11 +32,14 @@ export const AskUserCard = createComponent({
   displayName: 'AskUserCard',
 });
 
-/** `<ask-user-provider>`: `endpoint`, `sessionId`, `locale`, … for the cards inside it. */
+/** `<ask-user-provider>`: `endpoint`, `sessionId`, `locale`, … for the cards inside it; `onAskUserConnection` for their streams. */
 export const AskUserProvider = createComponent({
   tagName: 'ask-user-provider',
   elementClass: AskUserProviderElement,
   react: React,
+  events: {
+    onAskUserConnection: AskUserConnectionEvent.eventName as EventName<AskUserConnectionEvent>,
+  },
   displayName: 'AskUserProvider',
 });
 

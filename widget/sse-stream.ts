@@ -32,7 +32,7 @@ function finalCarriageReturn(): TransformStream<string, string> {
 
 export async function* readEvents(
   body: ReadableStream<Uint8Array<ArrayBuffer>>,
-  { signal, onEvent, maxEventSize = DEFAULT_MAX_EVENT_SIZE }: ReadChatEventsOptions,
+  { signal, onEvent, onRetry, readPastDone = false, maxEventSize = DEFAULT_MAX_EVENT_SIZE }: ReadChatEventsOptions,
   started: () => void,
 ): AsyncGenerator<ChatEvent, void, undefined> {
   started();
@@ -47,6 +47,7 @@ export async function* readEvents(
     .pipeThrough(
       new EventSourceParserStream({
         maxBufferSize: maxEventSize,
+        ...(onRetry && { onRetry }),
         // Unknown fields and bad `retry:` values are ignorable per the SSE spec; only overflow ends the stream.
         onError: (error) => {
           if ((error as { type?: string }).type === 'max-buffer-size-exceeded') tooLarge = true;
@@ -59,7 +60,7 @@ export async function* readEvents(
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     for (;;) {
-      let step: ReadableStreamReadResult<{ event?: string | undefined; data: string }>;
+      let step: ReadableStreamReadResult<{ id?: string | undefined; event?: string | undefined; data: string }>;
       try {
         step = await reader.read();
       } catch (cause) {
@@ -72,9 +73,11 @@ export async function* readEvents(
       if (step.done || signal?.aborted) return;
       const event = parseChatEvent(step.value.event, step.value.data);
       if (!event) continue;
+      // An empty `id:` only resets the last id in EventSource terms; it names no frame.
+      if (step.value.id) event.id = step.value.id;
       onEvent?.(event);
       yield event;
-      if (event.event === 'done') return;
+      if (event.event === 'done' && !readPastDone) return;
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);

@@ -13,4 +13,12 @@ export interface ReadChatEventsOptions {
    * @default 1048576
    */
   maxEventSize?: number;
+  /** Called with the stream's `retry:` value (milliseconds), the wait the server asks for before a reconnect. */
+  onRetry?: (ms: number) => void;
+  /**
+   * Keep reading after a `done` until the body ends. A stream picked up after a cut (docs/protocol.md §11) may
+   * hold a paused run's `done` followed by the frames of its continuation, answered elsewhere.
+   * @default false
+   */
+  readPastDone?: boolean;
 }

@@ -6,7 +6,8 @@
  */
 import { describe, it, afterEach } from './helpers/bdd.js';
 import type { AskUserProvider } from '../../widget/ask-user-provider.js';
-import type { AskUserContinuedEvent, AskUserErrorEvent } from '../../widget/events.js';
+import { AskUserContinuedEvent, type AskUserConnectionEvent, type AskUserErrorEvent } from '../../widget/events.js';
+import type { ChatEventStream } from '../../widget/client-types.js';
 import type { AskUserRequest } from '../../widget/read-answer.js';
 import { assert, deepEqual, equal, includes, until } from './helpers/expect.js';
 import { $, cancel, cleanup, has, mount, pick, settle, single, submit, textOf } from './helpers/card-fixtures.js';
@@ -221,6 +222,128 @@ describe('<ask-user-provider>', () => {
     await settle(card);
     equal(calls.length, 1, 'onSubmit called');
     equal(net.sent.length, 0, 'no provider request');
+  });
+});
+
+describe('<ask-user-provider> and the connection of its cards’ streams (§11)', () => {
+  /** A stand-in for a card's continuation stream: an event target the test fires `connection` on. */
+  const fakeStream = () => {
+    const target = new EventTarget();
+    const say = (state: string) => target.dispatchEvent(Object.assign(new Event('connection'), { state }));
+    return { events: target as unknown as ChatEventStream, say };
+  };
+  const continued = (events: ChatEventStream, requestId = 'ask_1') =>
+    new AskUserContinuedEvent({
+      requestId,
+      toolCallId: 'call_1',
+      sessionId: 'sess-9',
+      answer: { selections: [], customInput: '', cancelled: false },
+      response: new Response(''),
+      events,
+    });
+
+  it('passes each connection state of a stream a card started on as ask-user-connection, bubbling and composed', async () => {
+    const p = await provider({});
+    const child = document.createElement('div');
+    p.append(child);
+    const heard: AskUserConnectionEvent[] = [];
+    const onDocument = (e: AskUserConnectionEvent) => heard.push(e);
+    document.addEventListener('ask-user-connection', onDocument);
+    try {
+      const stream = fakeStream();
+      child.dispatchEvent(continued(stream.events));
+      stream.say('reconnecting');
+      stream.say('connected');
+      deepEqual(
+        heard.map((e) => e.detail),
+        [
+          { state: 'reconnecting', sessionId: 'sess-9', requestId: 'ask_1' },
+          { state: 'connected', sessionId: 'sess-9', requestId: 'ask_1' },
+        ],
+        'the states, with session and card',
+      );
+      assert(
+        heard.every((e) => e.bubbles && e.composed && e.target === p),
+        'fired by the provider, bubbling and composed',
+      );
+    } finally {
+      document.removeEventListener('ask-user-connection', onDocument);
+    }
+  });
+
+  it('the nearest provider passes it on, once; a stream without events of its own is left alone', async () => {
+    const outer = await provider({});
+    const inner = document.createElement('ask-user-provider');
+    outer.append(inner);
+    await inner.updateComplete;
+    const child = document.createElement('div');
+    inner.append(child);
+    const heard: AskUserConnectionEvent[] = [];
+    outer.addEventListener('ask-user-connection', (e) => heard.push(e));
+    const stream = fakeStream();
+    child.dispatchEvent(continued(stream.events));
+    stream.say('gone');
+    equal(heard.length, 1, 'said once');
+    equal(heard[0]!.target, inner, 'by the nearest provider');
+    const plain = (async function* () {})() as unknown as ChatEventStream;
+    child.dispatchEvent(continued(plain));
+  });
+
+  it('a card’s real continuation stream, cut and then expired on the server, ends as gone', async () => {
+    const req = single();
+    const sent: Array<{ method: string; lastEventId: string | null }> = [];
+    const fn = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      sent.push({ method: init?.method ?? 'GET', lastEventId: headers.get('last-event-id') });
+      if (sent.length > 1) return jsonResponse({ error: { code: 'replay_expired', message: 'too old' } }, 410);
+      // retry: 0 asks for the reconnect at once, so no timer has to run out.
+      return streamResponse(
+        [
+          'retry: 0\n\n',
+          `id: run_a.1\n${frame('interaction_resolved', { requestId: req.id, toolCallId: req.toolCallId, status: 'answered', at: '2030-01-01T00:00:00.000Z', selections: ['safe'], customInputLength: 0 })}`,
+        ],
+        {
+          failWith: new TypeError('network changed'),
+        },
+      ).response;
+    }) as typeof fetch;
+    const p = await provider({ fetch: fn });
+    const states: AskUserConnectionEvent['detail'][] = [];
+    p.addEventListener('ask-user-connection', (e) => states.push(e.detail));
+    let events: ChatEventStream | undefined;
+    p.addEventListener('ask-user-continued', (e) => (events = e.detail.events));
+    const { card } = await mountBare(req, p);
+    await pick(card, '先分析');
+    await submit(card);
+    await until(() => events, 'ask-user-continued');
+    const names: string[] = [];
+    for await (const e of events!) names.push(e.event);
+    deepEqual(names, ['interaction_resolved'], 'the frame before the cut, once');
+    deepEqual(sent, [
+      { method: 'POST', lastEventId: null },
+      { method: 'GET', lastEventId: 'run_a.1' },
+    ]);
+    deepEqual(states, [{ state: 'gone', sessionId: 'sess-1', requestId: req.id }]);
+    sessionStorage.removeItem('ask-user-kit:last-event-id:sess-1');
+  });
+
+  it('the retry button sends the same answer with the same Idempotency-Key after a network failure', async () => {
+    const req = single();
+    const keys: Array<string | null> = [];
+    const fn = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+      keys.push(new Headers(init?.headers).get('idempotency-key'));
+      if (keys.length === 1) throw new TypeError('Failed to fetch');
+      return acceptedStream(req, ['safe']);
+    }) as typeof fetch;
+    const p = await provider({ fetch: fn });
+    const { card } = await mountBare(req, p);
+    await pick(card, '先分析');
+    await submit(card);
+    await until(() => has(card, '[part~="retry-button"]'), 'retry button');
+    $<HTMLButtonElement>(card, '[part~="retry-button"]').click();
+    await until(() => has(card, '[part~="receipt"]'), 'receipt');
+    equal(keys.length, 2, 'two posts');
+    assert(keys[0] && keys[0] === keys[1], `one key for both: ${JSON.stringify(keys)}`);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   collect,
   done,
   frame,
+  interactionResolved,
   midCharacterOffsets,
   settle,
   splitAt,
@@ -86,9 +87,9 @@ describe('readChatEvents', () => {
       deepEqual(await read([text]), [{ event: 'done', data: { reason: 'paused' } }]);
     });
 
-    it('ignores id:, retry: and unknown fields without losing the event', async () => {
+    it('ignores a bad retry: and unknown fields without losing the event, and keeps the id', async () => {
       const text = 'id: 7\nretry: 3000\nretry: soon\nfoo: bar\nevent: done\ndata: {"reason":"completed"}\n\n';
-      deepEqual(await read([text]), [{ event: 'done', data: done }]);
+      deepEqual(await read([text]), [{ event: 'done', data: done, id: '7' }]);
     });
 
     it('joins multiple data: lines with a newline before parsing the JSON', async () => {
@@ -231,6 +232,51 @@ describe('readChatEvents', () => {
       );
       const error = await rejects(() => collect(readChatEvents(streamResponse(chunks).response, { maxEventSize: 1000 })));
       ok(error instanceof ChatStreamError && error.code === 'event_too_large', `got ${String(error)}`);
+    });
+  });
+
+  describe('frame ids and retry (docs/protocol.md §11)', () => {
+    it('gives each event the id of its own frame, and none to a frame without one', async () => {
+      const text =
+        'retry: 1000\n\n: ping\n\n' +
+        'id: run_1.1\n' +
+        frame('message_delta', { text: 'a' }) +
+        frame('message_delta', { text: 'b' }) +
+        'event: done\nid: run_1.2\ndata: {"reason":"completed"}\n\n';
+      deepEqual(await read([text]), [
+        { event: 'message_delta', data: { text: 'a' }, id: 'run_1.1' },
+        { event: 'message_delta', data: { text: 'b' } },
+        { event: 'done', data: done, id: 'run_1.2' },
+      ]);
+    });
+
+    it('an empty id: names no frame', async () => {
+      deepEqual(await read(['id:\n' + frame('done', done)]), [{ event: 'done', data: done }]);
+    });
+
+    it('keeps the id of a frame cut byte by byte', async () => {
+      const text = 'id: r.12\n' + frame('message_delta', { text: MULTIBYTE_TEXT });
+      deepEqual(await read(byteByByte(text)), [{ event: 'message_delta', data: { text: MULTIBYTE_TEXT }, id: 'r.12' }]);
+    });
+
+    it('reports each valid retry: value to onRetry, ignoring one that is not a number', async () => {
+      const retries: number[] = [];
+      const text = 'retry: 1000\n\nretry: soon\n\n' + frame('message_delta', { text: 'a' }) + 'retry: 2500\n' + frame('done', done);
+      await collect(readChatEvents(streamResponse([text]).response, { onRetry: (ms) => retries.push(ms) }));
+      deepEqual(retries, [1000, 2500]);
+    });
+
+    it('stops at done by default, and reads on past it with readPastDone until the body ends', async () => {
+      const text = frame('done', { reason: 'paused' }) + frame('interaction_resolved', interactionResolved) + frame('done', done);
+      deepEqual(
+        (await read([text])).map((e) => e.event),
+        ['done'],
+      );
+      const events = await collect(readChatEvents(streamResponse([text]).response, { readPastDone: true }));
+      deepEqual(
+        events.map((e) => e.event),
+        ['done', 'interaction_resolved', 'done'],
+      );
     });
   });
 
