@@ -1,20 +1,26 @@
 /**
  * The demo page: a chat on `POST /api/chat` whose questions appear as `<ask-user-card>` inline. Cards
  * submit by themselves through `<ask-user-provider>`; the page reads every stream (chat and continue)
- * with the widget's reader and draws text, cards, tool results and errors. After a reload it redraws the
- * history and restores the open card from `GET /api/interactions/pending`.
+ * with the widget's reader and draws text, cards, tool results and errors. Streams reconnect by themselves
+ * (docs/protocol.md §11): the header says so while one is cut off, and the stop button ends the run. After a
+ * reload the page picks up a run still in flight with `resumeChat`, else redraws the history and restores
+ * the open card from `GET /api/interactions/pending`.
  */
 import 'ask-user-kit/widget';
 import {
   fetchPending,
+  resumeChat,
   startChat,
+  stopChat,
   type AskUserCard,
+  type AskUserConnectionEvent,
   type AskUserContinuedEvent,
-  type ChatEvent,
+  type ChatEventStream,
+  type ConnectionState,
   type DoneReason,
 } from 'ask-user-kit/widget';
 import { PAGE_STRINGS, type PageLang } from './i18n.js';
-import { historicReceipt, historyEntries, type SessionView } from './history.js';
+import { historicReceipt, historyEntries, type SessionItem, type SessionView } from './history.js';
 
 const SESSION_KEY = 'ask-user-demo.session';
 const LANG_KEY = 'ask-user-demo.lang';
@@ -48,12 +54,36 @@ function applyLang() {
   $('.session').title = sessionId;
   provider.locale = lang === 'zh' ? 'zh-CN' : 'en';
   for (const card of cards.values()) card.locale = provider.locale;
+  connection.textContent = cutOff ? s().reconnecting : '';
 }
 
 const TEST_IDS = { user: 'user-text', assistant: 'assistant-text', tool: 'tool-text', error: 'run-error', card: 'card-item' } as const;
 const runStatus = $<HTMLElement>('[data-testid="run-status"]');
+const connection = $<HTMLElement>('[data-testid="connection-status"]');
 const sendButton = $<HTMLButtonElement>('#send');
+const stopButton = $<HTMLButtonElement>('#stop');
 let streaming = 0;
+/** A stream is cut off and reconnecting: the header says so, in the page's language. */
+let cutOff = false;
+/** Stops reading the streams of the session shown: a reload of the view, or another session, starts afresh. */
+let reading = new AbortController();
+
+/** While a run streams, send waits (a message sent mid-stream would only get session_busy) and the stop button shows. */
+function streamingChanged() {
+  sendButton.disabled = streaming > 0;
+  stopButton.hidden = streaming === 0;
+  if (streaming === 0) stopButton.disabled = false;
+}
+
+/**
+ * The connection of a stream the page reads: cut off for 2 s says "reconnecting…" in the header; frames flowing
+ * again clear it; `gone` (the server no longer keeps what was missed) reloads the view, history and card.
+ */
+function connectionChanged(state: ConnectionState) {
+  cutOff = state === 'reconnecting';
+  connection.textContent = cutOff ? s().reconnecting : '';
+  if (state === 'gone') void restore().catch((err) => item('error', `${s().error}: ${(err as Error).message}`));
+}
 
 function item(kind: keyof typeof TEST_IDS, text = ''): HTMLLIElement {
   const li = document.createElement('li');
@@ -92,15 +122,25 @@ function addCard(request: object): AskUserCard {
 
 /**
  * Draw one stream into the log; a new assistant bubble starts at the first text. Resolves to the `done`
- * reason, or `error` for a stream that broke off or ended without one.
+ * reason, or `error` for a stream that broke off or ended without one. Each answered card learns how the run
+ * its answer continued ended from the next `done` (a picked-up stream may hold several). `watch` shows the
+ * stream's own connection state; a card's continuation reports it through the provider instead.
  */
-async function drawStream(events: AsyncIterable<ChatEvent>): Promise<DoneReason> {
+async function drawStream(
+  events: ChatEventStream,
+  { watch = false, answered }: { watch?: boolean; answered?: AskUserCard } = {},
+): Promise<DoneReason> {
   let bubble: HTMLLIElement | undefined;
   let ended: DoneReason = 'error';
+  const continuing = new Set(answered ? [answered] : []);
+  const runEnded = (reason: DoneReason) => {
+    for (const card of continuing) card.markRunEnded(reason);
+    continuing.clear();
+  };
+  if (watch) events.addEventListener('connection', (e) => connectionChanged(e.state));
   runStatus.textContent = 'running';
-  // One stream at a time from this page: a message sent mid-stream would only get session_busy.
   streaming++;
-  sendButton.disabled = true;
+  streamingChanged();
   try {
     for await (const e of events) {
       switch (e.event) {
@@ -112,10 +152,13 @@ async function drawStream(events: AsyncIterable<ChatEvent>): Promise<DoneReason>
           addCard(e.data);
           bubble = undefined;
           break;
-        case 'interaction_resolved':
+        case 'interaction_resolved': {
           // Superseded or expired cards learn it here; an answered card keeps the receipt it already shows.
-          cards.get(e.data.requestId)?.markResolved(e.data);
+          const card = cards.get(e.data.requestId);
+          card?.markResolved(e.data);
+          if (card && e.data.status === 'answered') continuing.add(card);
           break;
+        }
         case 'tool_result':
           if (e.data.name !== 'ask_user') toolItem(e.data.name, e.data.content);
           bubble = undefined;
@@ -125,6 +168,7 @@ async function drawStream(events: AsyncIterable<ChatEvent>): Promise<DoneReason>
           break;
         case 'done':
           runStatus.textContent = ended = e.data.reason;
+          runEnded(e.data.reason);
           break;
       }
     }
@@ -132,7 +176,9 @@ async function drawStream(events: AsyncIterable<ChatEvent>): Promise<DoneReason>
     item('error', `${s().error}: ${(err as Error).message}`);
     runStatus.textContent = ended = 'error';
   } finally {
-    sendButton.disabled = --streaming > 0;
+    runEnded('error');
+    streaming--;
+    streamingChanged();
     void refreshTrace();
   }
   return ended;
@@ -140,18 +186,45 @@ async function drawStream(events: AsyncIterable<ChatEvent>): Promise<DoneReason>
 
 async function send(message: string) {
   item('user', message);
-  const result = await startChat({ sessionId, message });
+  const result = await startChat({ sessionId, message }, { signal: reading.signal });
   if (!result.ok) {
     item('error', `${s().error}: ${result.error.message} (${result.error.code})`);
     return;
   }
-  await drawStream(result.events);
+  await drawStream(result.events, { watch: true });
 }
 
-/** After a reload: the history, then the open card (which may say the run cannot resume). */
+/** The stop button: the server ends the run as cancelled, and the stream being read says so with its `done`. */
+async function stop() {
+  stopButton.disabled = true;
+  try {
+    // `stopped: false`: nothing was running, so the stream is about to end by itself; the button may be pressed again meanwhile.
+    if (!(await stopChat(sessionId)).stopped) stopButton.disabled = false;
+  } catch (err) {
+    item('error', `${s().error}: ${(err as Error).message}`);
+    stopButton.disabled = false;
+  }
+}
+
+/** The items up to the user message that started the session's last run: what happened before that run. */
+function beforeLastRun(items: SessionItem[]): SessionItem[] {
+  const last = items.findLastIndex((i) => i.role === 'user');
+  return items.slice(0, last + 1);
+}
+
+/**
+ * After a reload (or when a stream is gone): the history, then either the run still in flight or the open
+ * card (which may say the run cannot resume). A run in flight is picked up from its first frame (`lastEventId:
+ * null`, not the id kept before the reload): the history is drawn up to the message that started it and the
+ * stream draws the rest, so each piece of text is drawn once, whatever the history had saved of the run.
+ */
 async function restore() {
+  reading.abort();
+  reading = new AbortController();
+  const { signal } = reading;
   log.replaceChildren();
   cards.clear();
+  connectionChanged('connected');
   let res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
   if (res.status === 403) {
     // A `?session=` link (or a stored id) of another browser: the server says nothing about it, and
@@ -161,16 +234,23 @@ async function restore() {
     res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
   }
   const view = (await res.json()) as SessionView;
-  const pending = await fetchPending(sessionId).catch(() => null);
+  const resumed = await resumeChat(sessionId, { lastEventId: null, signal }).catch(() => undefined);
+  if (signal.aborted) return;
+  // 204 (nothing in flight) and a server without the route alike: the history and the card tell it all.
+  const live = resumed?.ok && resumed.response.status === 200 ? resumed.events : undefined;
+  const pending = live ? null : await fetchPending(sessionId).catch(() => null);
+  if (signal.aborted) return;
   // A run paused on a question that timed out is not waiting for anyone any more.
   runStatus.textContent = pending?.status === 'expired' ? 'expired' : view.status === 'new' ? 'idle' : view.status;
-  for (const e of historyEntries(view.items, pending?.toolCallId, view.status === 'running')) {
+  const items = live ? beforeLastRun(view.items) : view.items;
+  for (const e of historyEntries(items, pending?.toolCallId, !live && view.status === 'running')) {
     if (e.kind === 'tool') toolItem(e.name, e.content);
     // In the provider's language, which the page's language switch changes.
     else if (e.kind === 'receipt') item('card').append(historicReceipt(e.receipt));
     else item(e.kind, e.text);
   }
   if (pending) addCard(pending);
+  if (live) void drawStream(live, { watch: true });
 }
 
 async function refreshTrace() {
@@ -204,8 +284,12 @@ input.addEventListener('keydown', (ev) => {
 // The answered card says "continuing" until its continuation stream ends; then it says how.
 document.addEventListener('ask-user-continued', (ev) => {
   const { requestId, events } = (ev as AskUserContinuedEvent).detail;
-  void drawStream(events).then((reason) => cards.get(requestId)?.markRunEnded(reason));
+  const answered = cards.get(requestId);
+  void drawStream(events, answered ? { answered } : {});
 });
+// A card's continuation stream reports its connection through the provider.
+document.addEventListener('ask-user-connection', (ev) => connectionChanged((ev as AskUserConnectionEvent).detail.state));
+stopButton.addEventListener('click', () => void stop());
 // The run stays paused on a question nobody can answer any more; the header says so instead.
 document.addEventListener('ask-user-expired', (ev) => {
   if (streaming === 0 && [...cards.values()].at(-1) === ev.target) runStatus.textContent = 'expired';
