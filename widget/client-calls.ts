@@ -57,11 +57,11 @@ export async function postAnswer(body: ContinueRequest, options: SubmitOptions):
   const init = postInit(body);
   const key = options.idempotencyKey ?? ANSWER_KEYS.keyFor(init.body as string);
   (init.headers as Record<string, string>)['idempotency-key'] = key;
-  const getStream = pickUp(body.sessionId, options);
+  const afterId = pickUp(body.sessionId, options);
   const reopen: Reopen = (lastEventId, signal) =>
     lastEventId === undefined
       ? fetchWith(options)(url, { ...init, signal }).then((response) => ({ response, pickedUp: false }))
-      : getStream(lastEventId, signal);
+      : afterId(lastEventId, signal);
   return openStream(url, init, body.sessionId, options, reopen);
 }
 
