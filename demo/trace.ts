@@ -61,7 +61,8 @@ export class TraceBook {
         while ((cut = pending.indexOf('\n\n')) >= 0) {
           const block = pending.slice(0, cut);
           pending = pending.slice(cut + 2);
-          if (block !== ': ping') this.add(sessionId, { at: new Date().toISOString(), source: 'sse', stream, text: block });
+          // Heartbeats and the stream's opening `retry:` are not events.
+          if (block !== ': ping' && !block.startsWith('retry:')) this.add(sessionId, { at: new Date().toISOString(), source: 'sse', stream, text: block });
         }
       }
       return write(chunk, ...rest);

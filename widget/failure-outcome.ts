@@ -22,6 +22,7 @@ const CONTRACT_CODES: Record<ErrorCode, true> = {
   not_resumable: true,
   expired: true,
   store_unavailable: true,
+  replay_expired: true,
 };
 const isContractCode = (code: string | undefined): code is ErrorCode =>
   code !== undefined && Object.prototype.hasOwnProperty.call(CONTRACT_CODES, code);

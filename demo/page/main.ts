@@ -263,7 +263,7 @@ async function refreshTrace() {
   const body = (await res.json()) as { lines: Array<{ at: string; source: string; stream?: string; text: string }> };
   const showDeltas = $<HTMLInputElement>('#trace-deltas').checked;
   // Text deltas are most of a stream; hidden by default so the events that matter stand out.
-  const lines = showDeltas ? body.lines : body.lines.filter((l) => !l.text.startsWith('event: message_delta'));
+  const lines = showDeltas ? body.lines : body.lines.filter((l) => !/^(id: .*\n)?event: message_delta\n/.test(l.text));
   traceLines.textContent = lines.map((l) => `[${l.at.slice(11, 23)}] ${l.source}${l.stream ? `/${l.stream}` : ''}\n${l.text}`).join('\n\n');
   traceLines.scrollTop = traceLines.scrollHeight;
 }

@@ -62,7 +62,10 @@ export function expressChat(kit: AskUserKit<Request>): RequestHandler {
 
 function reply(res: Response, result: RouteResult): void {
   if (result === undefined || result === 'streamed') return;
-  res.status(result.status).set(result.headers).json(result.body);
+  res.status(result.status).set(result.headers);
+  // 204 (§11: nothing to replay) has no body at all.
+  if (result.status === 204) res.end();
+  else res.json(result.body);
 }
 
 /** The chat stream on `res` (docs/protocol.md §3), written to the socket as events are sent. */

@@ -19,7 +19,8 @@ export { webSse } from './fetch.js';
 
 /** Responses built by Hono's context, which adds what the host set on it. */
 const contextResponder = (c: Context): WebResponder => ({
-  json: (status, headers, body) => c.newResponse(JSON.stringify(body), status as never, jsonHeaders(headers)),
+  json: (status, headers, body) =>
+    status === 204 ? c.newResponse(null, 204, headers) : c.newResponse(JSON.stringify(body), status as never, jsonHeaders(headers)),
   stream: (body, status, headers) => c.newResponse(body, status as never, headers),
 });
 

@@ -62,9 +62,11 @@ export function koaChat(kit: AskUserKit<ParameterizedContext>): Middleware {
 
 function reply(ctx: ParameterizedContext, result: RouteResult): void {
   if (result === undefined || result === 'streamed') return;
-  ctx.status = result.status;
   ctx.set(result.headers as Record<string, string>);
-  ctx.body = result.body;
+  // 204 (§11: nothing to replay) has no body; Koa turns a null body into exactly that.
+  if (result.status === 204) ctx.body = null;
+  else ctx.body = result.body;
+  ctx.status = result.status;
 }
 
 /**

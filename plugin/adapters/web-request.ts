@@ -20,7 +20,11 @@ const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' } as const
 
 /** Plain `Response`s, for hosts with no context of their own. */
 export const plainResponder: WebResponder = {
-  json: (status, headers, body) => new Response(JSON.stringify(body), { status, headers: { ...headers, ...JSON_TYPE } }),
+  json: (status, headers, body) =>
+    // 204 (§11: nothing to replay) may carry no body: a Response refuses one.
+    status === 204
+      ? new Response(null, { status, headers })
+      : new Response(JSON.stringify(body), { status, headers: { ...headers, ...JSON_TYPE } }),
   stream: (body, status, headers) => new Response(body, { status, headers }),
 };
 

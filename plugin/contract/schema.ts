@@ -293,6 +293,7 @@ export const ERROR_CODES = [
   'not_resumable',
   'expired',
   'store_unavailable',
+  'replay_expired',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

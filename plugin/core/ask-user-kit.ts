@@ -23,6 +23,7 @@ import type { OpenSseOptions, SseTimers } from './sse-format.js';
 import type { RunHost, SseSink } from './host.js';
 import type { RuntimeFactory } from './runtime.js';
 import type { InteractionRecord, PendingStore, StoreOptions } from '../store/types.js';
+import type { EventLog } from '../store/event-log.js';
 
 export interface AskUserKitOptions<Ctx = unknown, R extends RunHost = RunHost> {
   /**
@@ -105,6 +106,10 @@ export interface AskUserKit<Ctx = unknown, R extends RunHost = RunHost> {
   expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Audit a resolution whose claiming process died before its audit line (used by a loop's roll-forward). */
   auditRecovered(record: InteractionRecord): void;
+  /** The stop button on an open card: claim it as `cancelled` (the runtime writes its ToolResult). */
+  cancelOpen(sessionId: string): ReturnType<Coordinator['cancelOpen']>;
+  /** The sessions' event log (contract §11): the store's, or one in this process for a store without one. */
+  readonly log: EventLog;
   /** Close one question without an answer; `undefined` when it was already closed. */
   closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined>;
   /** In-process loops: pause until the question is answered. Throws when a custom `host` is configured. */
@@ -172,6 +177,13 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
   const admitChat = chatAdmission({ authorize: warnedPolicy as () => Authorize<never>, audit, now });
   const coordinator = new Coordinator({ store, host, audit, admitChat, ttlMs, now, expiryTimers, onError: (e) => onError(e) });
   runtime = options.runtime?.(coordinator);
+  // What a runtime offers of §11 (numbered continues, follow, stop) the forwarding host offers too.
+  if (runtime && host !== inProcess && !options.host) {
+    const offered = runtime as RunHost;
+    if (offered.streamOf) host.streamOf = (record) => offered.streamOf!(record);
+    if (offered.inFlight) host.inFlight = (sessionId) => offered.inFlight!(sessionId);
+    if (offered.stop) host.stop = (sessionId) => offered.stop!(sessionId);
+  }
   const normalizedPrefix = prefix.replace(/\/+$/, '');
   let serve: ServeRoutes<Ctx> | undefined;
   let serveChat: ServeChat<Ctx> | undefined;
@@ -204,6 +216,8 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     supersede: (sessionId) => coordinator.supersede(sessionId),
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     closeInteraction: (requestId, status) => coordinator.closeInteraction(requestId, status),
+    cancelOpen: (sessionId) => coordinator.cancelOpen(sessionId),
+    log: coordinator.log,
     auditRecovered: (record) => coordinator.auditRecovered(record),
     sseOptions,
     runtime,

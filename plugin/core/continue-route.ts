@@ -23,10 +23,38 @@ import { crossSiteError } from './same-origin.js';
 import { auditContext, closedError, expiredError, isStoreDown, safeAnswerMessage, storeError, type AuditContext } from './route-errors.js';
 import type { RouteShared } from './route-shared.js';
 import type { RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
-import { isPastExpiry } from '../store/types.js';
+import { isPastExpiry, type InteractionRecord, type Resolution } from '../store/types.js';
+import { createHash } from 'node:crypto';
+import { RunStream } from './run-stream.js';
+import { LogFollower } from './stream-route.js';
+
+/** `Idempotency-Key` (contract §11): 1–64 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,64}$/;
 
 export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, collectExpired }: RouteShared) {
   const { store, host, coordinator, audit, allowedOrigins, now, onError } = deps;
+  const log = coordinator.log;
+
+  /**
+   * A closed record: a retry of the continue that closed it (same key, same body) gets that continue's
+   * stream again from the log; anything else gets §4's 409 with the receipt.
+   */
+  const replayOrClosed = async (record: InteractionRecord, retry: Resolution['retry'], io: RouteIo): Promise<RouteResult> => {
+    const first = record.resolution?.retry;
+    if (!retry || !first || first.key !== retry.key || first.digest !== retry.digest) throw closedError(record);
+    const follower = new LogFollower(log, record.sessionId, host.inFlight ? { inFlight: host.inFlight.bind(host) } : {});
+    await follower.start().catch(storeError);
+    const read = first.after ? await log.read(record.sessionId, first.after).catch(storeError) : { kind: 'expired' as const };
+    if (read.kind === 'expired') {
+      follower.stopWatching();
+      throw closedError(record);
+    }
+    // Only the frames of the continue's own run.
+    const frames = read.frames.filter((frame) => frame.runId === first.after!.runId);
+    await follower.follow(io.openSse(), frames, first.after);
+    return 'streamed';
+  };
+
   return async function continueInteraction(req: RouteRequest, io: RouteIo): Promise<RouteResult> {
     let known: AuditContext | (() => AuditContext) = {};
     try {
@@ -50,6 +78,13 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       }
       const body = parsed.data;
       known = { sessionId: body.sessionId, requestId: body.requestId };
+      const key = req.header('idempotency-key');
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+        throw new AskUserError('invalid_request', 'Idempotency-Key: 1-64 visible ASCII characters', { field: 'Idempotency-Key' });
+      }
+      // The digest of the body as parsed: a retry must send the same answer to be answered like the first.
+      const retry: Resolution['retry'] =
+        key === undefined ? undefined : { key, digest: createHash('sha256').update(JSON.stringify(body)).digest('base64url') };
       await checkAuthorized(io, body.sessionId);
 
       const record = await store.get(body.requestId).catch(storeError);
@@ -64,7 +99,7 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       if (record.sessionId !== body.sessionId) {
         throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
       }
-      if (record.resolution || (record.status !== 'pending' && record.status !== 'expired')) throw closedError(record);
+      if (record.resolution || (record.status !== 'pending' && record.status !== 'expired')) return await replayOrClosed(record, retry, io);
       if (isPastExpiry(record, now())) {
         await collectExpired(record).catch(storeError);
         throw expiredError();
@@ -74,7 +109,7 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
         // run; the run then no longer waits on it. Read again so that duplicate gets its receipt, not
         // "restarted".
         const fresh = await store.get(record.requestId).catch(storeError);
-        if (fresh?.resolution) throw closedError(fresh);
+        if (fresh?.resolution) return await replayOrClosed(fresh, retry, io);
         if (fresh && isPastExpiry(fresh, now())) throw expiredError();
         throw new AskUserError(
           'not_resumable',
@@ -88,7 +123,10 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
 
       const at = now();
       const status = body.cancelled ? 'cancelled' : 'answered';
-      const outcome = await store.claim(record.requestId, { status, at, answer }).catch(storeError);
+      // Where the continue's frames go on in the log (§11), kept with the answer for a retry's replay.
+      const after = host.streamOf ? await host.streamOf(record).catch(storeError) : undefined;
+      const resolution: Resolution = { status, at, answer, ...(retry ? { retry: { ...retry, ...(after ? { after } : {}) } } : {}) };
+      const outcome = await store.claim(record.requestId, resolution).catch(storeError);
       if (!outcome.ok) {
         if (outcome.reason === 'not_found')
           throw new AskUserError('not_found', 'No interaction has this requestId.', { field: 'requestId' });
@@ -96,13 +134,15 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
           await collectExpired(outcome.record).catch(storeError);
           throw expiredError();
         }
-        throw closedError(outcome.record);
+        return await replayOrClosed(outcome.record, retry, io);
       }
 
       const claimed = outcome.record;
       coordinator.clearTimer(claimed.requestId);
       audit.audit(recordEntry(status, claimed, at, { answer }));
-      const sse = io.openSse();
+      const client = io.openSse();
+      // A host that numbers its runs gets a logged, resumable stream that outlives its client.
+      const sse = after ? new RunStream({ log, sessionId: claimed.sessionId, ...after, client, onError }) : client;
       // Checked before the claim, so every id is one of the form's: the summary leaves nothing out.
       sse.send('interaction_resolved', interactionResolvedOf(claimed, { status, at }, answer));
       try {

@@ -24,6 +24,8 @@ import {
 } from '../contract/schema.js';
 import type { RunHost, SseSink } from './host.js';
 import { isPastExpiry, type InteractionRecord, type PendingStore, type Resolution } from '../store/types.js';
+import type { EventLog } from '../store/event-log.js';
+import { inProcessLog } from '../store/memory-log.js';
 
 /** A Chat Completions tool call, as the `openai` SDK hands it over. */
 export interface ToolCallLike {
@@ -198,6 +200,8 @@ const refusal = (toolCallId: string, content: string): ErrorToolResult => ({
 export class Coordinator {
   /** Where the questions live. */
   readonly store: PendingStore;
+  /** The sessions' event log (contract §11): the store's, else one in this process. */
+  readonly log: EventLog;
   /** The chat's door: checks the session, the message and the caller (the kit's `authorize`), audits refusals. */
   readonly admitChat: AdmitChat;
   readonly #host: RunHost;
@@ -212,6 +216,7 @@ export class Coordinator {
   constructor(options: CoordinatorOptions) {
     const { store, host, audit, admitChat, ttlMs, now, expiryTimers, onError, newId = newRequestId } = options;
     this.store = store;
+    this.log = store.log ?? inProcessLog(store);
     this.admitChat = admitChat;
     this.#host = host;
     this.#audit = audit;
@@ -312,6 +317,23 @@ export class Coordinator {
     const current = await this.store.currentOf(sessionId);
     if (!current || !isOpen(current)) return undefined;
     return this.closeInteraction(current.requestId, isPastExpiry(current, this.#now()) ? 'expired' : 'superseded');
+  }
+
+  /**
+   * The stop button on an open card (contract §11): claim it as `cancelled` with the form's cancel answer
+   * and audit it. The runtime then writes its ToolResult as for a cancel sent by the card. Undefined when
+   * nothing was open (or another closing won).
+   */
+  async cancelOpen(sessionId: string): Promise<{ record: InteractionRecord; answer: Answer } | undefined> {
+    const current = await this.store.currentOf(sessionId);
+    if (!current || !isOpen(current)) return undefined;
+    this.clearTimer(current.requestId);
+    const at = this.#now();
+    const answer = cancelAnswerFor(current.form);
+    const outcome = await this.store.claim(current.requestId, { status: 'cancelled', at, answer });
+    if (!outcome.ok) return undefined;
+    this.#audit.audit(recordEntry('cancelled', outcome.record, at, { answer }));
+    return { record: outcome.record, answer };
   }
 
   /** Close the session's interaction as `expired` if it is past expiry; a live one is left alone. */

@@ -15,6 +15,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   not_resumable: 409,
   expired: 410,
   store_unavailable: 503,
+  replay_expired: 410,
 };
 
 export interface Receipt {

@@ -15,6 +15,18 @@ export interface SseSink {
   readonly closed: boolean;
   /** Ends the response. Idempotent. */
   end(): void;
+  /**
+   * A frame with its id (contract §11), data already JSON text: a run's frames come this way when the sink
+   * has it, so replayed and live frames are the same bytes. Sinks that do not speak SSE leave it out.
+   */
+  sendFrame?(frame: IdentifiedFrame): void;
+}
+
+/** One frame of a run's stream as sent and logged: `id: <runId>.<seq>`, the event, its data as JSON text. */
+export interface IdentifiedFrame {
+  id: string;
+  event: ChatEventName;
+  data: string;
 }
 
 export interface ResumeContext {
@@ -44,4 +56,14 @@ export interface RunHost {
   resume(ctx: ResumeContext): Promise<void>;
   /** An interaction was closed as `expired` or `superseded`: write its ToolResult and end the paused run. */
   closed(ctx: ClosedContext): Promise<void>;
+  /**
+   * Where the continue of `record`'s answer goes on in the session's event log (contract §11): the run
+   * that asked and its last frame. A host with it gets its continue streams logged, numbered and
+   * resumable; one without it streams as contract 1.1 did.
+   */
+  streamOf?(record: InteractionRecord): Promise<{ runId: string; seq: number } | undefined>;
+  /** True while a runner holds the session (a follower then waits for frames). */
+  inFlight?(sessionId: string): Promise<boolean>;
+  /** The stop button (`POST /api/chat/stop`): stop the run in flight or close the open card as cancelled. */
+  stop?(sessionId: string): Promise<{ stopped: boolean }>;
 }

@@ -4,6 +4,7 @@
  * (each failed call surfaces as StoreUnavailableError → 503); a bad URL fails at once.
  */
 import { openStore, parseStoreUrl } from '../store/index.js';
+import { resolveLogLimits, type EventLog } from '../store/event-log.js';
 import { StoreUnavailableError, type PendingStore, type StoreOptions } from '../store/types.js';
 
 export interface LazyStore extends PendingStore {
@@ -27,9 +28,19 @@ export function lazyStore(url: string, options: StoreOptions = {}): LazyStore {
     return opening;
   };
 
+  /** The opened store's log (openStore always gives one). */
+  const log = async (): Promise<EventLog> => (await ready()).log!;
   return {
     kind,
     ready,
+    log: {
+      limits: resolveLogLimits(options.eventLog),
+      append: async (sessionId, frames) => (await log()).append(sessionId, frames),
+      read: async (sessionId, after) => (await log()).read(sessionId, after),
+      last: async (sessionId) => (await log()).last(sessionId),
+      watch: async (sessionId, listener) => (await log()).watch(sessionId, listener),
+      signal: async (sessionId, signal) => (await log()).signal(sessionId, signal),
+    },
     create: async (record) => (await ready()).create(record),
     get: async (requestId) => (await ready()).get(requestId),
     currentOf: async (sessionId) => (await ready()).currentOf(sessionId),

@@ -1,11 +1,12 @@
 /**
- * The kit's two routes, free of any framework: an adapter (plugin/adapters/) turns its request into a
+ * The kit's routes, free of any framework: an adapter (plugin/adapters/) turns its request into a
  * `RouteRequest`, gives the route its caller's authorization and an SSE sink on its response, and writes
- * the `JsonReply` back. continue-route.ts and pending-route.ts hold each route; this file dispatches.
+ * the `JsonReply` back. continue-route.ts, pending-route.ts and stream-route.ts (follow and stop, contract §11) hold them; this file dispatches.
  */
 import { continueRoute } from './continue-route.js';
 import { pendingRoute } from './pending-route.js';
 import { routeShared } from './route-shared.js';
+import { streamRoutes } from './stream-route.js';
 import type { JsonReply, RouteHandler, RoutesDeps } from './route-types.js';
 
 export type { JsonReply, RouteHandler, RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
@@ -15,9 +16,12 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
   const prefix = deps.prefix.replace(/\/+$/, '');
   const continuePath = `${prefix}/chat/continue`;
   const pendingPath = `${prefix}/interactions/pending`;
+  const streamPath = `${prefix}/chat/stream`;
+  const stopPath = `${prefix}/chat/stop`;
   const shared = routeShared(deps);
   const continueInteraction = continueRoute(deps, shared);
   const pendingInteraction = pendingRoute(deps, shared);
+  const { followStream, stopRun } = streamRoutes(deps, shared);
 
   const methodNotAllowed = (allow: string): JsonReply => ({
     status: 405,
@@ -27,6 +31,8 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
 
   return async function askUserRoutes(req, io) {
     if (req.path === continuePath) return req.method === 'POST' ? continueInteraction(req, io) : methodNotAllowed('POST');
+    if (req.path === streamPath) return req.method === 'GET' ? followStream(req, io) : methodNotAllowed('GET');
+    if (req.path === stopPath) return req.method === 'POST' ? stopRun(req, io) : methodNotAllowed('POST');
     if (req.path === pendingPath)
       return req.method === 'GET' || req.method === 'HEAD' ? pendingInteraction(req, io) : methodNotAllowed('GET, HEAD');
     return undefined;

@@ -1,6 +1,6 @@
 /** The chat stream's wire format (docs/protocol.md §3), shared by the Node and the web-stream writers. */
 import type { ChatEventMap, ChatEventName } from '../contract/schema.js';
-import type { SseSink } from './host.js';
+import type { IdentifiedFrame, SseSink } from './host.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -39,6 +39,15 @@ export function formatEvent(event: string, data: unknown): string {
   return `event: ${oneLine(event)}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** A frame of a run (contract §11): its `id:`, then the event and its data, already JSON text. */
+export function formatFrame({ id, event, data }: IdentifiedFrame): string {
+  return `id: ${oneLine(id)}\nevent: ${oneLine(event)}\ndata: ${oneLine(data)}\n\n`;
+}
+
+/** How long a client waits before it reconnects (contract §11), sent first on every stream. */
+export const RETRY_MS = 1000;
+const RETRY_LINE = `retry: ${RETRY_MS}\n\n`;
+
 export function formatComment(text: string): string {
   return `: ${oneLine(text)}\n\n`;
 }
@@ -65,7 +74,8 @@ export function frameSink(
   let stopped = false;
   let heartbeat: unknown;
   let ended = false;
-  let pending = '';
+  // Every stream begins with the reconnect delay (§11); it leaves with the first frames.
+  let pending = RETRY_LINE;
   const flush = () => {
     const chunk = pending;
     pending = '';
@@ -83,11 +93,16 @@ export function frameSink(
     stopped = true;
     controller?.abort(STREAM_CLOSED);
   };
+  process.nextTick(flush);
   if (heartbeatMs > 0) heartbeat = timers.setInterval(() => write(formatComment('ping')), heartbeatMs);
   const sink = {
     send<E extends ChatEventName>(event: E, data: ChatEventMap[E]) {
       write(formatEvent(event, data));
       if (event === 'done') sink.end();
+    },
+    sendFrame(frame: IdentifiedFrame) {
+      write(formatFrame(frame));
+      if (frame.event === 'done') sink.end();
     },
     comment(text: string) {
       write(formatComment(text));

@@ -20,6 +20,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolRequest, ElicitResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
 import { interactionResolvedOf, type Coordinator } from '../core/coordinator.js';
+import { RunStream } from '../core/run-stream.js';
+import { LogFollower } from '../core/stream-route.js';
+import type { EventLog, LogPosition } from '../store/event-log.js';
+import type { InteractionRecord } from '../store/types.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { ChatInput, RuntimeFactory } from '../core/runtime.js';
 import { enterChat } from '../runs/run-engine.js';
@@ -80,6 +84,9 @@ interface Waiter {
   plan: PropertyPlan[];
   /** The stream of the run that made the call, when the runtime was wrapped by `around`. */
   relay: RelaySink | undefined;
+  /** The run's own stream (contract §11), and its card's frame: the answer's stream follows the run from there. */
+  stream?: RunStream;
+  after?: LogPosition;
   resolve(result: ElicitResult): void;
 }
 
@@ -100,6 +107,8 @@ export class ElicitationBridge implements McpElicitation {
   readonly #running = new WeakMap<Client, Running>();
   readonly #turns = new WeakMap<Client, Promise<unknown>>();
   #coordinator: Coordinator | undefined;
+  /** The wrapped runtime's stop and liveness (§11), for a new message that supersedes a card and for followers. */
+  #inner: Pick<RunHost, 'stop' | 'inFlight'> = {};
 
   constructor(options: McpElicitationOptions = {}) {
     const {
@@ -118,10 +127,23 @@ export class ElicitationBridge implements McpElicitation {
     return (coordinator) => {
       this.#coordinator = coordinator;
       const inner = factory(coordinator);
+      this.#inner = inner;
       const host: RunHost = {
         isResumable: (record) => (this.#waiters.has(record.requestId) ? Promise.resolve(true) : inner.isResumable(record)),
         resume: (ctx) =>
-          this.#waiters.has(ctx.record.requestId) ? this.#answer(ctx) : relayed(ctx.sse, (sse) => inner.resume({ ...ctx, sse })),
+          this.#waiters.has(ctx.record.requestId)
+            ? this.#answer(ctx)
+            : // A run on a RunStream (§11) outlives its page by itself: no relay needed.
+              ctx.sse instanceof RunStream
+              ? inner.resume(ctx)
+              : relayed(ctx.sse, (sse) => inner.resume({ ...ctx, sse })),
+        // An MCP card's answer is no step of a paused run: its stream follows the run that waits (#answer).
+        ...(inner.streamOf
+          ? {
+              streamOf: (record: InteractionRecord) =>
+                this.#waiters.has(record.requestId) ? Promise.resolve(undefined) : inner.streamOf!(record),
+            }
+          : {}),
         closed: (ctx: ClosedContext) => {
           const waiter = this.#waiters.get(ctx.record.requestId);
           if (!waiter) return inner.closed(ctx);
@@ -214,6 +236,9 @@ export class ElicitationBridge implements McpElicitation {
       return this.#decline(`the card could not be stored (${publicFailure(err).code})`);
     }
     const relay = running.sse instanceof RelaySink ? running.sse : undefined;
+    // On a run stream (§11) the run outlives its page by itself; the card's frame is where its answer's stream picks up.
+    const stream = running.sse instanceof RunStream ? running.sse : undefined;
+    const after = stream?.position;
     // The run waits in this call for the user: a page reload must not stop it (relay-sink.ts), nor the call's clock.
     const letGo = relay?.hold();
     const resume = running.timer?.pause();
@@ -226,7 +251,13 @@ export class ElicitationBridge implements McpElicitation {
         resume?.();
         resolve(result);
       };
-      this.#waiters.set(requestId, { sessionId: running.sessionId, plan: mapped.plan, relay, resolve: settle });
+      this.#waiters.set(requestId, {
+        sessionId: running.sessionId,
+        plan: mapped.plan,
+        relay,
+        resolve: settle,
+        ...(stream ? { stream, after } : {}),
+      });
       // The server gave up (or the connection went): nothing will read the answer, so the card closes.
       const gone = () => {
         settle({ action: 'cancel' });
@@ -253,12 +284,31 @@ export class ElicitationBridge implements McpElicitation {
     const waiter = this.#waiters.get(record.requestId)!;
     // The page that opened the run is gone (a reload): the run goes on in this answer's stream.
     const handedOver = waiter.relay?.orphaned ? waiter.relay.handOver(sse) : undefined;
+    // The run's own stream, its page gone (a reload): the answer's stream follows the run's log from the card on.
+    const following =
+      waiter.stream && !waiter.stream.attached && this.#coordinator ? this.#follow(this.#coordinator.log, waiter) : undefined;
+    await following?.started;
     if (given.cancelled) waiter.resolve({ action: 'decline' });
     else if (record.form.url !== undefined) waiter.resolve({ action: 'accept' });
     else waiter.resolve({ action: 'accept', content: contentFromAnswers(waiter.plan, given.answers ?? []) });
+    if (following) return following.follow(sse);
     if (handedOver) return handedOver;
     // The run goes on in the chat stream that made the MCP call; this stream only confirms the answer.
     sse.send('done', { reason: given.cancelled ? 'cancelled' : 'completed' });
+  }
+
+  /** A follower of the run that waits on `waiter`'s card, watching before the answer lets the run go on. */
+  #follow(log: EventLog, waiter: Waiter): { started: Promise<void>; follow(sse: SseSink): Promise<void> } {
+    const inFlight = this.#inner.inFlight;
+    const follower = new LogFollower(log, waiter.sessionId, inFlight ? { inFlight: (id) => inFlight.call(this.#inner, id) } : {});
+    const started = follower.start().catch(() => undefined);
+    return {
+      started,
+      follow: async (sse) => {
+        const read = await log.read(waiter.sessionId, waiter.after).catch(() => undefined);
+        await follower.follow(sse, read?.kind === 'frames' ? read.frames : [], waiter.after);
+      },
+    };
   }
 
   /** The open card of `sessionId` in this process, if any. */
@@ -274,14 +324,24 @@ export class ElicitationBridge implements McpElicitation {
    */
   async #chat(run: ChatCall, input: ChatInput): Promise<unknown> {
     const coordinator = this.#coordinator;
-    if (typeof input.sessionId !== 'string' || !coordinator || !this.#openCard(input.sessionId)?.relay) return relayedChat(input, run);
+    const card = typeof input.sessionId === 'string' ? this.#openCard(input.sessionId) : undefined;
+    if (!coordinator || !(card?.relay || card?.stream)) return relayedChat(input, run);
     // The door first, as the runtime's chat has it: a stranger must not close the owner's card. The
     // runtime's chat checks again (authorize runs twice); a refusal is written once, here.
     const entered = await enterChat(coordinator, input);
     if (!entered) return;
     const { sessionId, sse } = entered;
     const open = this.#openCard(sessionId);
-    if (open?.relay) {
+    if (open?.stream) {
+      try {
+        await this.#stopWaiting(coordinator, sessionId, sse);
+      } catch (err) {
+        const { code, message } = publicFailure(err);
+        sendFailure(sse, code, message);
+        sse.end();
+        return;
+      }
+    } else if (open?.relay) {
       try {
         await this.#supersede(coordinator, sessionId, open.relay, sse);
       } catch (err) {
@@ -292,6 +352,20 @@ export class ElicitationBridge implements McpElicitation {
       }
     }
     return relayedChat({ ...input, sse }, run);
+  }
+
+  /**
+   * The run on a run stream (§11) that waits in an MCP call: it stops (its log ends with `done cancelled`)
+   * while its card closes as superseded (the server gets `cancel`); the new message runs once it has ended.
+   */
+  async #stopWaiting(coordinator: Coordinator, sessionId: string, sse: SseSink): Promise<void> {
+    const stopping = this.#inner.stop?.call(this.#inner, sessionId);
+    const closed = await coordinator.supersede(sessionId);
+    if (closed?.resolution) sse.send('interaction_resolved', interactionResolvedOf(closed, closed.resolution));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#supersedeWaitMs)));
+    await Promise.race([stopping, waited]);
+    clearTimeout(timer);
   }
 
   async #supersede(coordinator: Coordinator, sessionId: string, relay: RelaySink, sse: SseSink): Promise<void> {

@@ -5,7 +5,7 @@
  * says next goes to that answer's stream, as a resumed `ask_user` run's does.
  */
 import type { ChatEventMap, ChatEventName } from '../contract/schema.js';
-import type { SseSink } from '../core/host.js';
+import type { IdentifiedFrame, SseSink } from '../core/host.js';
 import type { ChatInput } from '../core/runtime.js';
 
 export class RelaySink implements SseSink {
@@ -40,6 +40,13 @@ export class RelaySink implements SseSink {
 
   comment(text: string): void {
     if (!this.target.closed) this.target.comment(text);
+  }
+
+  /** A logged frame keeps its id on whichever stream it is relayed to (contract §11). */
+  sendFrame(frame: IdentifiedFrame): void {
+    if (this.target.closed) return;
+    if (this.target.sendFrame) this.target.sendFrame(frame);
+    else this.target.send(frame.event, JSON.parse(frame.data) as never);
   }
 
   end(): void {

@@ -7,11 +7,15 @@
  * Every run's events leave through the `SseSink` its turn is driven on (`#drive`): the seam where stopping
  * a run and following it from an event log will sit.
  */
+import { randomBytes } from 'node:crypto';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import { interactionResolvedOf, type Coordinator } from '../core/coordinator.js';
 import { AskUserError } from '../core/errors.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { ChatInput } from '../core/runtime.js';
+import { RUN_STOPPED, RunStream } from '../core/run-stream.js';
+import { answerToolResultText } from '../contract/tool-result.js';
+import type { EventLog, LogPosition } from '../store/event-log.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { reportFailure, sendFailure } from './failures.js';
 import type { PausedIndex } from './paused-index.js';
@@ -23,7 +27,7 @@ import { rollForwardRun, writeToolResult, type RollForwardResult, type WriteOutc
 
 export interface RunEngineOptions<M, S extends ResumableRun<M>> {
   /** The kit's coordinator: the chat's door, and the closing of open and overdue questions. */
-  coordinator: Pick<Coordinator, 'admitChat' | 'supersede' | 'expireDue' | 'auditRecovered'>;
+  coordinator: Pick<Coordinator, 'admitChat' | 'supersede' | 'expireDue' | 'auditRecovered' | 'cancelOpen' | 'log'>;
   /** Where the questions live (the kit's store). */
   store: PendingStore;
   /** Where this runtime's runs live. */
@@ -48,6 +52,9 @@ export interface RunEngineOptions<M, S extends ResumableRun<M>> {
 /** A runtime as hosts use it: the kit's RunHost, its chat, and what a host calls at startup and shutdown. */
 export interface EngineRuntime<S> extends RunHost {
   chat(input: ChatInput): Promise<void>;
+  stop(sessionId: string): Promise<{ stopped: boolean }>;
+  streamOf(record: InteractionRecord): Promise<LogPosition>;
+  inFlight(sessionId: string): Promise<boolean>;
   rollForward(sessionId: string): Promise<RollForwardResult>;
   sweep(): Promise<SweepReport>;
   getRun(sessionId: string): Promise<S | undefined>;
@@ -57,6 +64,7 @@ export interface EngineRuntime<S> extends RunHost {
 export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
   readonly #coordinator: RunEngineOptions<M, S>['coordinator'];
   readonly #store: PendingStore;
+  readonly #log: EventLog;
   readonly #states: StoredRuns<S>;
   readonly #leases: RunLeases;
   readonly #index: PausedIndex;
@@ -72,6 +80,8 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
   readonly #closing = new AbortController();
   /** One sweep at a time: a timer firing while a slow sweep still runs joins it. */
   #sweeping: Promise<SweepReport> | undefined;
+  /** The runs this process runs now, by session, and the promise each settles with: what stop reaches. */
+  readonly #live = new Map<string, { stream: RunStream; done: Promise<void> }>();
 
   constructor(options: RunEngineOptions<M, S>) {
     const { resumeWaitMs, resumeStalledAfterMs, now = Date.now } = options;
@@ -81,6 +91,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     }
     this.#coordinator = options.coordinator;
     this.#store = options.store;
+    this.#log = options.coordinator.log;
     this.#states = options.states;
     this.#leases = options.leases;
     this.#index = options.index;
@@ -101,6 +112,9 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
       resume: (ctx) => this.resume(ctx),
       closed: (ctx) => this.closed(ctx),
       chat: (input) => this.chat(input),
+      stop: (sessionId) => this.stop(sessionId),
+      streamOf: (record) => this.streamOf(record),
+      inFlight: (sessionId) => this.inFlight(sessionId),
       rollForward: (sessionId) => this.rollForward(sessionId),
       sweep: () => this.sweep(),
       getRun: (sessionId) => this.getRun(sessionId),
@@ -116,8 +130,16 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     return state?.status === 'paused' && state.paused?.requestId === record.requestId && state.paused.toolCallId === record.toolCallId;
   }
 
-  /** A claimed answer: write its ToolResult, then (unless cancelled) run the model on, on the continue's stream. */
-  async resume({ record, answer, toolResultContent, sse }: ResumeContext): Promise<void> {
+  /**
+   * A claimed answer: write its ToolResult, then (unless cancelled) run the model on, on the continue's
+   * stream. Given a RunStream (the routes give one, numbered on from `streamOf`), the run is stoppable
+   * and outlives its client.
+   */
+  resume(ctx: ResumeContext): Promise<void> {
+    return ctx.sse instanceof RunStream ? this.#tracked(ctx.sse, () => this.#resume(ctx)) : this.#resume(ctx);
+  }
+
+  async #resume({ record, answer, toolResultContent, sse }: ResumeContext): Promise<void> {
     const hold = this.#leases.mint(record.sessionId);
     try {
       // The answer and, when the session is free, the lease go in one write.
@@ -154,6 +176,8 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     } catch (err) {
       reportFailure(sse, err, this.#onError);
     } finally {
+      // The log has this run's last frames before the session is free for the next run's first.
+      if (sse instanceof RunStream) await sse.settled();
       await this.#lease.letGo(hold);
     }
   }
@@ -171,7 +195,52 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
    */
   async chat(input: ChatInput): Promise<void> {
     const entered = await enterChat(this.#coordinator, input);
-    if (entered) await this.#run(entered.sessionId, entered.message, entered.sse);
+    if (!entered) return;
+    const { sessionId, message, sse } = entered;
+    const stream = new RunStream({ log: this.#log, sessionId, runId: newRunId(), seq: 0, client: sse, onError: this.#onError });
+    await this.#tracked(stream, () => this.#run(sessionId, message, stream));
+  }
+
+  /**
+   * The stop button (contract §11): the run in flight stops on whichever instance runs it and ends as
+   * cancelled; an open card is closed as cancelled; `stopped: false` when there was neither. Resolves once
+   * the session is at rest, so its next message is taken at once.
+   */
+  async stop(sessionId: string): Promise<{ stopped: boolean }> {
+    const live = this.#live.get(sessionId);
+    if (live) {
+      live.stream.stop();
+      await live.done;
+      return { stopped: true };
+    }
+    const state = await this.#states.get(sessionId);
+    if (state?.status === 'running' && (await this.#leases.holds(state.lease))) {
+      await this.#log.signal(sessionId, STOP_SIGNAL);
+      await this.#atRest(sessionId);
+      return { stopped: true };
+    }
+    const open = await this.#coordinator.cancelOpen(sessionId);
+    if (!open) return { stopped: false };
+    const { record, answer } = open;
+    const stream = new RunStream({ log: this.#log, sessionId, ...(await this.streamOf(record)), onError: this.#onError });
+    stream.send('interaction_resolved', interactionResolvedOf(record, record.resolution!, answer));
+    await this.resume({ record, answer, toolResultContent: answerToolResultText(answer), sse: stream });
+    stream.end();
+    await stream.settled();
+    return { stopped: true };
+  }
+
+  /** Where the continue of `record`'s answer numbers on: the run that asked, after its last frame. */
+  async streamOf(record: InteractionRecord): Promise<LogPosition> {
+    const state = (await this.#states.entry(record.sessionId))?.value;
+    const asked = state?.paused?.requestId === record.requestId ? state.stream : undefined;
+    // A run paused before it had a stream (an older version) goes on as a new one.
+    return asked ?? { runId: newRunId(), seq: 0 };
+  }
+
+  /** A runner holds the session now: a follower waits for its frames (`GET /api/chat/stream`). */
+  async inFlight(sessionId: string): Promise<boolean> {
+    return this.#isRunning(await this.#states.get(sessionId));
   }
 
   /** Finish a crash-interrupted answer of one session (idempotent). */
@@ -210,7 +279,8 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
 
   /** A sweep's detached runs stop: nobody waits for them, and what they owe stays owed for the next start. */
   async close(): Promise<void> {
-    // A run still streaming to a client ends with its stream.
+    // Runs in flight stop without an outcome: their lease lapses and a sweep or the next message goes on.
+    for (const { stream } of this.#live.values()) stream.stop(ENGINE_CLOSING);
     this.#closing.abort();
     await this.#sweeping?.catch(() => undefined);
     this.#leases.close();
@@ -228,7 +298,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
       used: format.callsOf(start),
       save: async (msgs, calls) => {
         await this.#states.update(sessionId, (cur) =>
-          format.withCalls({ ...hold.check(cur), messages: [...msgs], status: 'running', owed: undefined }, calls),
+          format.withCalls({ ...hold.check(cur), messages: [...msgs], status: 'running', owed: undefined, stream: positionOf(sse) }, calls),
         );
       },
     });
@@ -251,6 +321,8 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
             owed: undefined,
             lease: undefined,
             listed,
+            // The card and `done` follow as the run's next two frames; its continue numbers on after them.
+            stream: positionOf(sse, 2),
           },
           count,
         ),
@@ -263,9 +335,11 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     // An outcome settles what was owed (an error is reported once, not retried by every sweep), except an
     // abort before the first call came back: the model never answered, so a sweep may still continue it.
     let unlisted: string | undefined;
+    const stopped = outcome.kind === 'aborted' && sse.signal.reason === RUN_STOPPED;
     await this.#states.update(sessionId, (cur) => {
       const base = hold.check(cur);
-      const owed = outcome.kind === 'aborted' ? base.owed : undefined;
+      // Stopped by the user, it owes nothing: nobody continues a run its user stopped.
+      const owed = outcome.kind === 'aborted' && !stopped ? base.owed : undefined;
       unlisted = owed ? undefined : base.listed;
       return format.withCalls(
         { ...base, messages, status: 'idle', paused: undefined, owed, lease: undefined, listed: owed ? base.listed : undefined },
@@ -282,7 +356,8 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
         `the model used all ${this.#limit.calls} ${this.#limit.words} without a final answer; send a new message to go on`,
       );
     else if (outcome.kind === 'error') reportFailure(sse, outcome.error, this.#onError);
-    else sse.end(); // aborted: the client left, nothing is listening
+    else if (stopped) sse.send('done', { reason: 'cancelled' });
+    else sse.end(); // aborted by a closing engine: the run is left for the next start
   }
 
   /** Busy is the other runner's (said in fixed words); anything else (the store down) is reported as what it is. */
@@ -291,7 +366,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     else reportFailure(sse, err, this.#onError);
   }
 
-  async #run(sessionId: string, message: string, sse: SseSink): Promise<void> {
+  async #run(sessionId: string, message: string, sse: RunStream): Promise<void> {
     const hold = this.#leases.mint(sessionId);
     try {
       // A run at rest (new, or idle) takes the lease and the message in one write; its stale marker goes.
@@ -307,8 +382,10 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     } catch (err) {
       this.#refuse(sse, err);
     } finally {
-      await this.#lease.letGo(hold);
+      // The log has this run's last frames before the session is free for the next run's first.
       sse.end();
+      await sse.settled();
+      await this.#lease.letGo(hold);
     }
   }
 
@@ -386,25 +463,63 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
       }
       // Taking the lease is the only write since `seen`: anything else means someone else went on.
       if (!this.#stalledOnAnswer(state) || state.rev !== seen!.rev + 1) return false;
-      await this.#drive(hold, this.#detachedSink(), this.#afterAnswer(state));
+      // Nobody listens: the frames go to the log, numbered on from the last one a client may have seen.
+      const stream = new RunStream({ log: this.#log, sessionId, ...(await this.#numberOn(state)), onError: this.#onError });
+      const onClose = () => stream.stop(ENGINE_CLOSING);
+      this.#closing.signal.addEventListener('abort', onClose, { once: true });
+      try {
+        await this.#tracked(stream, () => this.#drive(hold, stream, this.#afterAnswer(state)));
+      } finally {
+        this.#closing.signal.removeEventListener('abort', onClose);
+        stream.end();
+        await stream.settled();
+      }
       return true;
     } finally {
       await this.#lease.letGo(hold);
     }
   }
 
-  /** Nobody listens to a run a sweep continues: its output goes only to the run's history. */
-  #detachedSink(): SseSink {
-    const { signal } = this.#closing;
-    return {
-      send() {},
-      comment() {},
-      end() {},
-      signal,
-      get closed() {
-        return signal.aborted;
-      },
-    };
+  /**
+   * Where a run continued after its runner died numbers on: past both what its state saved and what the
+   * log holds of it (frames logged after the last save).
+   */
+  async #numberOn(state: S): Promise<LogPosition> {
+    const saved = state.stream ?? { runId: newRunId(), seq: 0 };
+    const last = await this.#log.last(state.sessionId).catch((err: unknown) => void this.#onError(err));
+    return last?.runId === saved.runId && last.seq > saved.seq ? { runId: saved.runId, seq: last.seq } : saved;
+  }
+
+  /**
+   * Run `work` as this process's run of the session: the stop button finds it here, or through the log's
+   * signal when pressed on another instance.
+   */
+  async #tracked(stream: RunStream, work: () => Promise<void>): Promise<void> {
+    const { sessionId } = stream;
+    // Watched while the run goes; not awaited first, so the run does not wait for a subscription.
+    const watching = this.#log
+      .watch(sessionId, (signal) => {
+        if (signal === STOP_SIGNAL) stream.stop();
+      })
+      .catch((err: unknown) => void this.#onError(err));
+    const done = work();
+    const entry = { stream, done: done.catch(() => undefined) };
+    this.#live.set(sessionId, entry);
+    try {
+      await done;
+    } finally {
+      if (this.#live.get(sessionId) === entry) this.#live.delete(sessionId);
+      (await watching)?.();
+    }
+  }
+
+  /** After a stop signalled to another instance: until its run has let the session go (bounded). */
+  async #atRest(sessionId: string): Promise<void> {
+    const until = Date.now() + this.#resumeWaitMs;
+    while (Date.now() < until) {
+      if (!(await this.#isRunning(await this.#states.get(sessionId)))) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
 
   /** A runner holds the session now (it may be about to pause and list it). */
@@ -436,4 +551,17 @@ export async function enterChat(coordinator: Pick<Coordinator, 'admitChat'>, inp
     return undefined;
   }
   return { ...admitted, sse: typeof input.sse === 'function' ? input.sse() : input.sse };
+}
+
+/** What the stop button sends through the log to the instance running the session. */
+const STOP_SIGNAL = 'stop';
+/** Why the runs of a closing engine stop: not a user's stop, so what they owe stays owed. */
+const ENGINE_CLOSING = new DOMException('the server is closing', 'AbortError');
+
+/** A run's id (contract §11): 16 characters of `[A-Za-z0-9_-]`, new for every chat. */
+const newRunId = (): string => randomBytes(12).toString('base64url');
+
+/** The stream position a run's state keeps, `ahead` frames past the last one sent. */
+function positionOf(sse: SseSink, ahead = 0): LogPosition | undefined {
+  return sse instanceof RunStream ? { runId: sse.runId, seq: sse.position.seq + ahead } : undefined;
 }

@@ -25,6 +25,8 @@ export type ResumableRun<M> = StoredRun & {
   lease?: RunLease;
   /** The version of the session's paused-run marker while the run is listed for sweeps. */
   listed?: string;
+  /** The run's stream (contract §11): its id and the last frame's seq, so a continue numbers on. */
+  stream?: { runId: string; seq: number };
 };
 
 /**

@@ -125,3 +125,43 @@ export function framesAfter(runs: ReadonlyArray<{ runId: string; frames: readonl
   for (const later of runs.slice(at + 1)) frames.push(...later.frames);
   return { kind: 'frames', frames };
 }
+
+/** The event log as the kit uses it: by session, within the store's limits and time budget (keyed-store.ts). */
+export interface EventLog {
+  readonly limits: Readonly<LogLimits>;
+  append(sessionId: string, frames: readonly LogFrame[]): Promise<void>;
+  read(sessionId: string, after?: LogPosition): Promise<LogRead>;
+  last(sessionId: string): Promise<LogFrame | undefined>;
+  watch(sessionId: string, listener: (signal?: string) => void): Promise<() => void>;
+  signal(sessionId: string, signal: string): Promise<void>;
+}
+
+/** Checks and completes the limits a host gives (`StoreOptions.eventLog`). */
+export function resolveLogLimits(given: Partial<LogLimits> = {}): LogLimits {
+  const limits = { ...DEFAULT_LOG_LIMITS, ...given };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`eventLog.${name} must be a positive integer, got ${value}`);
+  }
+  return limits;
+}
+
+/**
+ * The session-level log over a backend: keys in the store's namespace, every call through `operation`
+ * (the store's closed check and time budget).
+ */
+export function eventLogOver(
+  backend: LogBackend,
+  namespace: string,
+  limits: LogLimits,
+  operation: <T>(name: string, work: () => Promise<T>) => Promise<T>,
+): EventLog {
+  const key = (sessionId: string) => `${namespace}:log:${sessionId}`;
+  return {
+    limits,
+    append: (sessionId, frames) => operation('log append', () => backend.append(key(sessionId), frames, limits)),
+    read: (sessionId, after) => operation('log read', () => backend.read(key(sessionId), after)),
+    last: (sessionId) => operation('log last', () => backend.last(key(sessionId))),
+    watch: (sessionId, listener) => operation('log watch', () => backend.watch(key(sessionId), listener)),
+    signal: (sessionId, signal) => operation('log signal', () => backend.signal(key(sessionId), signal)),
+  };
+}

@@ -9,6 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeEnvelope, encodeEnvelope, type Backend, type Expectation } from './backend.js';
+import { eventLogOver, resolveLogLimits, type LogLimits } from './event-log.js';
+import { MemoryLog } from './memory-log.js';
 import { asStoreFailure, StoreError, withinBudget } from './store-errors.js';
 import {
   isPastExpiry,
@@ -67,7 +69,7 @@ interface Loaded<T> {
  */
 const RECENT_ROWS = 1024;
 
-export function resolveOptions(options: StoreOptions = {}): Required<StoreOptions> {
+export function resolveOptions(options: StoreOptions = {}): Required<StoreOptions> & { eventLog: LogLimits } {
   const { retentionMs = DAY_MS, timeoutMs = 1500, now = Date.now, namespace = 'ask_user', sqliteSynchronous = 'normal' } = options;
   if (!Number.isFinite(retentionMs) || retentionMs <= 0) {
     throw new StoreError('invalid_store_options', `retentionMs must be a positive number of milliseconds, got ${retentionMs}`);
@@ -84,7 +86,13 @@ export function resolveOptions(options: StoreOptions = {}): Required<StoreOption
   if (sqliteSynchronous !== 'normal' && sqliteSynchronous !== 'full') {
     throw new StoreError('invalid_store_options', `sqliteSynchronous must be 'normal' or 'full', got ${JSON.stringify(sqliteSynchronous)}`);
   }
-  return { retentionMs, timeoutMs, now, namespace, sqliteSynchronous };
+  let eventLog: LogLimits;
+  try {
+    eventLog = resolveLogLimits(options.eventLog);
+  } catch (error) {
+    throw new StoreError('invalid_store_options', (error as Error).message);
+  }
+  return { retentionMs, timeoutMs, now, namespace, sqliteSynchronous, eventLog };
 }
 
 /** The backend write deadline sits before the caller's timeout so the reply has time to come back. */
@@ -96,7 +104,7 @@ const expectFor = (raw: string | undefined): Expectation => (raw === undefined ?
 const ttlUntil = (purgeAt: number, now: number): number => Math.max(1, purgeAt - now);
 
 export function createKeyedStore(backend: Backend, options: StoreOptions = {}): PendingStore {
-  const { retentionMs, timeoutMs, now: clock, namespace } = resolveOptions(options);
+  const { retentionMs, timeoutMs, now: clock, namespace, eventLog } = resolveOptions(options);
   const margin = writeMargin(timeoutMs);
   const interactionKey = (requestId: string) => `${namespace}:interaction:${requestId}`;
   const sessionKey = (sessionId: string) => `${namespace}:session:${sessionId}`;
@@ -160,6 +168,8 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
 
   return {
     kind: backend.kind,
+    // A backend without a log of its own (a custom one) logs in this process only.
+    log: eventLogOver(backend.log ?? MemoryLog.of(backend), namespace, eventLog, (name, work) => operation(name, () => work())),
 
     create: (record) =>
       operation('create', async (deadline) => {

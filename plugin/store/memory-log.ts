@@ -2,7 +2,23 @@
  * The memory backend's event log (event-log.ts): runs and frames in this process, watchers woken in it.
  * Two memory stores built on one Map share one log, as they share their rows.
  */
-import { framesAfter, keptFrom, type LogBackend, type LogFrame, type LogLimits, type LogPosition, type LogRead } from './event-log.js';
+import {
+  DEFAULT_LOG_LIMITS,
+  eventLogOver,
+  framesAfter,
+  keptFrom,
+  type EventLog,
+  type LogBackend,
+  type LogFrame,
+  type LogLimits,
+  type LogPosition,
+  type LogRead,
+} from './event-log.js';
+
+/** The log a store without one gets (a store of a host's own): in this process, with the default limits. */
+export function inProcessLog(owner: object): EventLog {
+  return eventLogOver(MemoryLog.of(owner), 'ask_user', DEFAULT_LOG_LIMITS, (_name, work) => work());
+}
 
 interface SessionLog {
   runs: Array<{ runId: string; frames: LogFrame[] }>;

@@ -4,6 +4,7 @@
  * the one contract suite in tests/plugin/store/.
  */
 import type { Answer, AskUserForm, InteractionStatus, ResolvedStatus } from '../contract/schema.js';
+import type { EventLog, LogLimits } from './event-log.js';
 
 export interface Resolution {
   status: ResolvedStatus;
@@ -11,6 +12,11 @@ export interface Resolution {
   at: number;
   /** For `answered` the user's answer; for the other statuses the cancel answer. */
   answer: Answer;
+  /**
+   * The continue that claimed it (contract §11): its `Idempotency-Key`, a digest of its body, and the log
+   * position its stream began after, so a retry with the same key and body gets the same stream replayed.
+   */
+  retry?: { key: string; digest: string; after?: { runId: string; seq: number } };
 }
 
 export interface InteractionRecord {
@@ -99,6 +105,11 @@ export interface PendingStore {
   listState<T>(prefix: string, options?: { cursor?: string; limit?: number }): Promise<StatePage<T>>;
   /** `get` of many interactions in one round trip, in order. */
   getMany(requestIds: readonly string[]): Promise<Array<InteractionRecord | undefined>>;
+  /**
+   * The sessions' event log (contract §11): frames kept for replay and followed live across instances.
+   * A store of your own without one gets an in-process log from the kit (replay within one process).
+   */
+  readonly log?: EventLog;
 
   close(): Promise<void>;
 }
@@ -126,4 +137,9 @@ export interface StoreOptions {
    * crash, which may drop the last commits; `full`: both, at one or two fsyncs per write. @default 'normal'
    */
   sqliteSynchronous?: 'normal' | 'full';
+  /**
+   * What the event log keeps (contract §11): `windowMs` after a session's last frame (the replay window,
+   * default 10 minutes), per run `maxFrames` (10,000) and `maxBytes` (1 MiB), `maxRuns` (32) per session.
+   */
+  eventLog?: Partial<LogLimits>;
 }

@@ -24,11 +24,16 @@ const OPTIONS = [
 ];
 const ARGS = { title: TITLE, description: 'desc\r\rdata: y', mode: 'single', allowCustom: true, submitLabel: 'Go\n', options: OPTIONS };
 
-/** Every line of a well-framed stream is blank, a comment, or one of the two fields this server writes. */
+/** Every line of a well-framed stream is blank, a comment, or one of the fields this server writes (§3, §11). */
 function assertFramed(raw: string) {
   for (const line of raw.split('\n')) {
     assert.ok(
-      line === '' || line.startsWith(': ') || /^event: [a-z_]+$/.test(line) || line.startsWith('data: {'),
+      line === '' ||
+        line.startsWith(': ') ||
+        /^event: [a-z_]+$/.test(line) ||
+        line.startsWith('data: {') ||
+        line === 'retry: 1000' ||
+        /^id: [A-Za-z0-9_-]{1,64}\.[1-9][0-9]*$/.test(line),
       `stray line ${JSON.stringify(line)}`,
     );
   }

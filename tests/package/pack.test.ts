@@ -251,12 +251,15 @@ test('the packed package installs offline into a consumer project and works ther
     const unpacked = [...files.values()].reduce((sum, b) => sum + b.length, 0);
     // A budget, not a content check (the allowed paths above are that): each runtime and adapter adds its
     // module's .js and .d.ts on purpose, so the count follows the entries the package offers.
-    assert.ok(files.size < 230, `${files.size} files`);
+    // Raised from 230 with contract §11 (the event log and its three backends, the run stream, the follow
+    // and stop routes, the widget's reconnecting reader): each is a module of its own.
+    assert.ok(files.size < 260, `${files.size} files`);
     // Raised from 600 KB with the Responses runtime, several-question cards, the AI SDK runtime, the MCP bridge
     // and the widget's lazy Markdown chunk (84 KB of it); then from 850 KB with the chat handlers, the error
     // helpers, the MCP bridge's per-session clients and clocks, tool media and Responses reasoning (each
     // .d.ts keeps its documentation); the JavaScript ships without comments.
-    assert.ok(size < 290_000 && unpacked < 1_000_000, `${size} bytes packed, ${unpacked} unpacked`);
+    // Then from 290 KB / 1 MB with §11, the same modules.
+    assert.ok(size < 330_000 && unpacked < 1_150_000, `${size} bytes packed, ${unpacked} unpacked`);
 
     // package.json: ESM only, every export has its types first and a file behind it, nothing runs on install.
     assert.equal(pkg.type, 'module');

@@ -24,31 +24,39 @@ export interface SseFrame {
   event: string;
   data: unknown;
   raw: string;
+  /** The frame's `id:` (contract §11: `<runId>.<seq>`), when it has one. */
+  id?: string;
 }
 
 export interface ParsedStream {
   frames: SseFrame[];
   comments: string[];
   text: string;
+  /** The `retry:` value the stream sent, if any. */
+  retry?: number;
 }
 
 /** Minimal SSE parse per the WHATWG rules we rely on: blank line ends an event, `:` starts a comment. */
 export function parseSse(text: string): ParsedStream {
   const frames: SseFrame[] = [];
   const comments: string[] = [];
+  let retry: number | undefined;
   for (const block of text.split(/\r\n\r\n|\n\n|\r\r/)) {
     if (block.trim() === '') continue;
     let event = 'message';
+    let id: string | undefined;
     const data: string[] = [];
     for (const line of block.split(/\r\n|\n|\r/)) {
       if (line.startsWith(':')) comments.push(line.slice(1).trim());
       else if (line.startsWith('event:')) event = line.slice(6).trim();
       else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      else if (line.startsWith('id:')) id = line.slice(3).replace(/^ /, '');
+      else if (line.startsWith('retry:')) retry = Number(line.slice(6).trim());
       else throw new Error(`unexpected SSE line ${JSON.stringify(line)}`);
     }
-    if (data.length > 0) frames.push({ event, data: JSON.parse(data.join('\n')), raw: block });
+    if (data.length > 0) frames.push({ event, data: JSON.parse(data.join('\n')), raw: block, ...(id === undefined ? {} : { id }) });
   }
-  return { frames, comments, text };
+  return { frames, comments, text, ...(retry === undefined ? {} : { retry }) };
 }
 
 export async function readSse(res: Response): Promise<ParsedStream> {

@@ -91,7 +91,7 @@ for (const [name, make] of HOSTS) {
         });
         assert.match(first.type, /^text\/event-stream/);
         assert.equal(first.cache, 'no-cache, no-transform');
-        assert.equal(first.text, 'event: message_delta\ndata: {"text":"first"}\n\n');
+        assert.equal(first.text, 'retry: 1000\n\nevent: message_delta\ndata: {"text":"first"}\n\n');
         first.leave();
         await c.aborted; // the test's own timeout bounds this wait
       } finally {

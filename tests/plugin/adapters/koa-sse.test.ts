@@ -91,7 +91,7 @@ describe('openSse', () => {
     assert.equal(res.headers.get('content-encoding'), null);
     assert.equal(res.headers.get('content-length'), null);
     const text = await res.text();
-    assert.equal(text, 'event: message_delta\ndata: {"text":"hello"}\n\nevent: done\ndata: {"reason":"completed"}\n\n');
+    assert.equal(text, 'retry: 1000\n\nevent: message_delta\ndata: {"text":"hello"}\n\nevent: done\ndata: {"reason":"completed"}\n\n');
   });
 
   it('keeps each event one event: CR, LF and CRLF inside ids and text stay escaped on one data line', async () => {
@@ -161,7 +161,7 @@ describe('openSse', () => {
       { heartbeatMs: 5 },
     );
     const text = await (await fetch(s.url)).text();
-    assert.equal(text, 'event: done\ndata: {"reason":"paused"}\n\n');
+    assert.equal(text, 'retry: 1000\n\nevent: done\ndata: {"reason":"paused"}\n\n');
     assert.equal(s.sinks[0]!.signal.aborted, true);
   });
 

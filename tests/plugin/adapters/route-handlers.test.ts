@@ -65,7 +65,8 @@ describe('routeHandlers(kit): GET and POST of a catch-all route file', () => {
     assert.equal(answer.status, 200);
     const frames = parseSse(await answer.text());
     assert.ok(frames.some((f) => f.event === 'message_delta' && (f.data as { text: string }).text.length > 0));
-    assert.deepEqual(frames.at(-1), { event: 'done', data: { reason: 'completed' } });
+    assert.deepEqual(frames.at(-1), { event: 'done', data: { reason: 'completed' }, id: frames.at(-1)!.id });
+    assert.match(frames.at(-1)!.id ?? '', /^[A-Za-z0-9_-]{1,64}\.[1-9][0-9]*$/);
   });
 
   it('another caller gets 403 on chat and pending; an unknown path under the route is 404 JSON', async () => {

@@ -50,7 +50,7 @@ test('a second message while the session runs is refused as session_busy; the fi
   assert.equal(run?.lease, undefined, 'the lease was let go');
 });
 
-test('a client leaving mid-step: the run stops quietly, keeps a valid history, and the next message runs', async (t) => {
+test('a client leaving mid-step does not stop the run (§11): it completes into the history, and the next message runs', async (t) => {
   let release!: () => void;
   const hold = new Promise<void>((r) => (release = r));
   const { runtime, mock } = await setup(t, [{ text: 'never seen', hold }, { text: 'back again' }]);
@@ -68,8 +68,9 @@ test('a client leaving mid-step: the run stops quietly, keeps a valid history, a
   assert.deepEqual(next.events.at(-1), { event: 'done', data: { reason: 'completed' } });
   assert.deepEqual(
     mock.prompts.at(-1)!.map((m) => m.role),
-    ['user', 'user'],
+    ['user', 'assistant', 'user'],
   );
+  assert.equal(sink.events.length, 0, 'nothing reached the client that left');
 });
 
 test('an empty reply is an error and is never stored', async (t) => {

@@ -175,7 +175,13 @@ for (const adapter of ADAPTERS) {
       assertHostHeaders(answer, 'continue');
       const frames = parseSse(answer.text);
       assert.ok(frames.some((f) => f.event === 'message_delta'));
-      assert.deepEqual(frames.at(-1), { event: 'done', data: { reason: 'completed' } });
+      assert.deepEqual(frames.at(-1), { event: 'done', data: { reason: 'completed' }, id: frames.at(-1)!.id });
+      // §11: the continue's frames number on in the run that asked, without gaps.
+      const seqs = frames.map((f) => Number(/\.(\d+)$/.exec(f.id ?? '')?.[1]));
+      assert.deepEqual(
+        seqs,
+        seqs.map((_, i) => seqs[0]! + i),
+      );
     });
 
     it("a stranger's chat on the owner's session is 403 forbidden, audited, and the owner's card stays pending", async () => {

@@ -16,6 +16,7 @@ import {
   bodyOfSize,
   CANARY,
   frameText,
+  RETRY_LINE,
   INTRUDER,
   iso,
   JSON_TYPE,
@@ -267,6 +268,7 @@ for (const hut of HOSTS) {
       });
       assertSseHeaders(res);
       const expected =
+        RETRY_LINE +
         frameText('interaction_resolved', {
           requestId: rec.requestId,
           toolCallId: 'call_A',
@@ -374,14 +376,15 @@ for (const hut of HOSTS) {
       assertSseHeaders(res);
       assert.equal(
         res.text,
-        frameText('interaction_resolved', {
-          requestId: rec.requestId,
-          toolCallId: 'call_C',
-          status: 'cancelled',
-          at: iso(T0),
-          selections: [],
-          customInputLength: 0,
-        }) +
+        RETRY_LINE +
+          frameText('interaction_resolved', {
+            requestId: rec.requestId,
+            toolCallId: 'call_C',
+            status: 'cancelled',
+            at: iso(T0),
+            selections: [],
+            customInputLength: 0,
+          }) +
           frameText('tool_result', {
             toolCallId: 'call_C',
             name: 'ask_user',
@@ -420,7 +423,7 @@ for (const hut of HOSTS) {
             if (text.endsWith('\n\n')) resolve();
           });
         });
-        assert.match(text, /^event: interaction_resolved\ndata: .+\n\n$/);
+        assert.match(text, /^retry: 1000\n\nevent: interaction_resolved\ndata: .+\n\n$/);
         assert.equal(f.host.resumed.length, 1);
         release();
         await ended;
@@ -439,14 +442,15 @@ for (const hut of HOSTS) {
       const message = (parseSse(res.text)[1]!.data as { message: string }).message;
       assert.equal(
         res.text,
-        frameText('interaction_resolved', {
-          requestId: rec.requestId,
-          toolCallId: 'call_F',
-          status: 'answered',
-          at: iso(T0),
-          selections: ['safe'],
-          customInputLength: 0,
-        }) +
+        RETRY_LINE +
+          frameText('interaction_resolved', {
+            requestId: rec.requestId,
+            toolCallId: 'call_F',
+            status: 'answered',
+            at: iso(T0),
+            selections: ['safe'],
+            customInputLength: 0,
+          }) +
           frameText('error', { code: 'internal_error', message }) +
           frameText('done', { reason: 'error' }),
       );

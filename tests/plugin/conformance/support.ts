@@ -87,21 +87,32 @@ export async function send(url: string, options: RequestOptions = {}): Promise<H
 export interface SseFrame {
   event: string;
   data: unknown;
+  /** `<runId>.<seq>` (§11) when the frame has an id. */
+  id?: string;
 }
 
-/** Frames must be exactly `event: <name>\ndata: <one-line JSON>\n\n` (§3); anything else fails the test. */
+/**
+ * The stream must begin with `retry: 1000` (§11), then frames exactly `[id: <runId>.<seq>\n]event: <name>\ndata:
+ * <one-line JSON>\n\n` (§3); anything else fails the test.
+ */
 export function parseSse(text: string): SseFrame[] {
+  assert.ok(text.startsWith('retry: 1000\n\n'), `the stream begins with retry: 1000, got ${JSON.stringify(text.slice(0, 40))}`);
+  text = text.slice('retry: 1000\n\n'.length);
+  if (text === '') return [];
   assert.ok(text.endsWith('\n\n'), 'the stream ends after a complete frame');
   const frames: SseFrame[] = [];
   for (const block of text.slice(0, -2).split('\n\n')) {
-    const m = /^event: ([a-z_]+)\ndata: (.+)$/.exec(block);
+    const m = /^(?:id: ([A-Za-z0-9_-]{1,64}\.[1-9][0-9]*)\n)?event: ([a-z_]+)\ndata: (.+)$/.exec(block);
     assert.ok(m, `not an §3 frame: ${JSON.stringify(block).slice(0, 200)}`);
-    frames.push({ event: m[1]!, data: JSON.parse(m[2]!) });
+    frames.push({ event: m[2]!, data: JSON.parse(m[3]!), ...(m[1] ? { id: m[1] } : {}) });
   }
   return frames;
 }
 
 export const frameText = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/** What every stream of §3 and §11 begins with. */
+export const RETRY_LINE = 'retry: 1000\n\n';
 
 // -------------------------------------------------------------------------------------------- RunHost
 

@@ -178,7 +178,7 @@ test('the host allow-list decides whether ask_user is offered; an unoffered call
   );
 });
 
-test('a client that leaves mid-stream stops the run and frees the session', async (t) => {
+test('a client that leaves mid-stream does not stop the run (§11): it completes, and frees the session', async (t) => {
   let release!: () => void;
   const hold = new Promise<void>((r) => (release = r));
   const h = await makeLoop([{ text: 'a long answer', hold }, { text: 'next' }]);
@@ -187,9 +187,11 @@ test('a client that leaves mid-stream stops the run and frees the session', asyn
   const running = h.loop.chat({ caller: undefined, sessionId: 's-leave', message: 'go', sse });
   await h.model.waitForRequests(1);
   sse.disconnect();
-  await running;
   release();
-  assert.equal((await h.loop.getRun('s-leave'))?.status, 'idle');
+  await running;
+  const run = await h.loop.getRun('s-leave');
+  assert.equal(run?.status, 'idle');
+  assert.deepEqual(run?.messages.at(-1), { role: 'assistant', content: 'a long answer' });
   const again = await h.chat('s-leave', 'still there?');
   assert.deepEqual(again.events.at(-1)!.data, { reason: 'completed' });
 });
