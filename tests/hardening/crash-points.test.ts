@@ -35,7 +35,7 @@ const AT_ONCE = 3;
 const LEASE_TTL_MS = 8000;
 /** Bound on waiting for what the servers will do by themselves (a dead holder's lease lapsing). */
 const PATIENCE_MS = LEASE_TTL_MS + 30_000;
-const CHAT_PHASE: readonly CrashPoint[] = ['after-persist', 'after-sse'];
+const CHAT_PHASE: readonly CrashPoint[] = ['after-persist', 'after-log', 'after-sse'];
 
 /**
  * Crash runs in waves of `n`: every server of a wave is listening (its startup sweep done) before any of
