@@ -238,9 +238,13 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     return asked ?? { runId: newRunId(), seq: 0 };
   }
 
-  /** A runner holds the session now: a follower waits for its frames (`GET /api/chat/stream`). */
+  /**
+   * A runner holds the session now, or an answer waits for a sweep to continue its run (its runner died):
+   * a follower waits for its frames (`GET /api/chat/stream`).
+   */
   async inFlight(sessionId: string): Promise<boolean> {
-    return this.#isRunning(await this.#states.get(sessionId));
+    const state = await this.#states.get(sessionId);
+    return this.#stalledOnAnswer(state) || (await this.#isRunning(state));
   }
 
   /** Finish a crash-interrupted answer of one session (idempotent). */
