@@ -15,7 +15,7 @@ import type { ChatInput, RuntimeFactory } from '../core/runtime.js';
 import type { PendingStore } from '../store/types.js';
 import { redactSecrets } from '../runs/failures.js';
 import { PausedIndex } from '../runs/paused-index.js';
-import { RunEngine } from '../runs/run-engine.js';
+import { RunEngine, type RunStreamControls } from '../runs/run-engine.js';
 import { RunLeases } from '../runs/run-lease.js';
 import type { SweepReport } from '../runs/sweep.js';
 import type { RollForwardResult } from '../runs/tool-result-writer.js';
@@ -64,7 +64,7 @@ export interface AiSdkRuntimeOptions {
 export type AiChatInput = ChatInput;
 
 /** The kit's RunHost: it continues a paused run when its question is answered. Same surface as the plugin's AgentLoop. */
-export interface AiSdkRuntime extends RunHost {
+export interface AiSdkRuntime extends Omit<RunHost, keyof RunStreamControls>, RunStreamControls {
   chat(input: AiChatInput): Promise<void>;
   /** Finish a crash-interrupted answer of one session (idempotent). */
   rollForward(sessionId: string): Promise<RollForwardResult>;

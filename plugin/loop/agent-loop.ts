@@ -18,7 +18,7 @@ import type { ChatInput, RuntimeCore, RuntimeFactory } from '../core/runtime.js'
 import type { PendingStore } from '../store/types.js';
 import { redactSecrets } from '../runs/failures.js';
 import { PausedIndex } from '../runs/paused-index.js';
-import { RunEngine } from '../runs/run-engine.js';
+import { RunEngine, type RunStreamControls } from '../runs/run-engine.js';
 import { RunLeases } from '../runs/run-lease.js';
 import type { SweepReport } from '../runs/sweep.js';
 import type { RollForwardResult } from '../runs/tool-result-writer.js';
@@ -94,7 +94,7 @@ export type { SweepReport } from '../runs/sweep.js';
 export type LoopCoordinator = Omit<RuntimeCore, 'store'>;
 
 /** The loop is the kit's RunHost: it continues a paused run when its question is answered. */
-export interface AgentLoop extends RunHost {
+export interface AgentLoop extends Omit<RunHost, keyof RunStreamControls>, RunStreamControls {
   /**
    * POST /api/chat: check the caller (the kit's `authorize`), session and message; then supersede an open
    * card, roll forward a half-resolved one, and run the message.

@@ -49,12 +49,19 @@ export interface RunEngineOptions<M, S extends ResumableRun<M>> {
   now?: () => number;
 }
 
-/** A runtime as hosts use it: the kit's RunHost, its chat, and what a host calls at startup and shutdown. */
-export interface EngineRuntime<S> extends RunHost {
-  chat(input: ChatInput): Promise<void>;
+/** What a runtime on the engine offers of contract §11: the stop button, numbered continues, liveness for followers. */
+export interface RunStreamControls {
+  /** The stop button: stop the session's run in flight (on any instance) or close its open card as cancelled. */
   stop(sessionId: string): Promise<{ stopped: boolean }>;
+  /** Where the continue of `record`'s answer numbers on in the session's event log. */
   streamOf(record: InteractionRecord): Promise<LogPosition>;
+  /** A runner holds the session, or a sweep owes its run a model call: a follower waits for frames. */
   inFlight(sessionId: string): Promise<boolean>;
+}
+
+/** A runtime as hosts use it: the kit's RunHost, its chat, and what a host calls at startup and shutdown. */
+export interface EngineRuntime<S> extends Omit<RunHost, keyof RunStreamControls>, RunStreamControls {
+  chat(input: ChatInput): Promise<void>;
   rollForward(sessionId: string): Promise<RollForwardResult>;
   sweep(): Promise<SweepReport>;
   getRun(sessionId: string): Promise<S | undefined>;

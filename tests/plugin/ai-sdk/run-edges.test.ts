@@ -118,3 +118,43 @@ test('a model that goes quiet ends the step with model_timeout, nothing stored',
     ['user'],
   );
 });
+
+test('§11 on the AI SDK runtime: frames are logged with ids in order, and the stop button ends a held run as cancelled', async (t) => {
+  let release!: () => void;
+  const hold = new Promise<void>((r) => (release = r));
+  const store = await openStore('memory');
+  const mock = mockModel([{ text: 'numbered reply' }, { text: 'never finished', hold }]);
+  const kit = createAskUserKit({
+    store,
+    authorize: allowAnyCaller,
+    logger: memoryAuditLogger(),
+    expiryTimers: false,
+    runtime: aiSdkRuntime({ model: mock.model, onError: () => {}, settings: { maxRetries: 0 } }),
+  });
+  t.after(async () => (await kit.close(), await store.close()));
+  const runtime = kit.runtime;
+  const first = recordingSink();
+  await runtime.chat({ caller: undefined, sessionId: 'e11', message: 'one', sse: first });
+  const logged = await kit.log.read('e11');
+  assert.equal(logged.kind, 'frames');
+  const frames = logged.kind === 'frames' ? logged.frames : [];
+  assert.deepEqual(
+    frames.map((f) => f.event),
+    first.events.map((e) => e.event),
+  );
+  assert.deepEqual(
+    frames.map((f) => f.seq),
+    frames.map((_, i) => i + 1),
+  );
+  assert.deepEqual(JSON.parse(frames.at(-1)!.data), { reason: 'completed' });
+
+  const second = recordingSink();
+  const running = runtime.chat({ caller: undefined, sessionId: 'e11', message: 'two', sse: second });
+  while (mock.prompts.length < 2) await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(await runtime.stop('e11'), { stopped: true });
+  await running;
+  release();
+  assert.deepEqual(second.events.at(-1), { event: 'done', data: { reason: 'cancelled' } });
+  assert.equal((await runtime.getRun('e11'))?.status, 'idle');
+  assert.deepEqual(await runtime.stop('e11'), { stopped: false });
+});

@@ -254,3 +254,47 @@ describe('runs outlive the connection (contract §11), one instance', () => {
     assert.equal(model.requests.slice(calls).filter((r) => JSON.stringify(r.messages).includes('"role":"tool"')).length, 1);
   });
 });
+
+describe('runs outlive the connection (contract §11) on the Responses API', () => {
+  it('frames carry ids, a follower gets the run in flight, and stop ends it as cancelled', async () => {
+    const model = await startScriptedModel();
+    const store = await openStore('memory');
+    const kit = createAskUserKit({
+      store,
+      authorize: () => true,
+      logger: memoryAuditLogger(),
+      expiryTimers: false,
+      runtime: agentRuntime({
+        client: new OpenAI({ baseURL: model.baseURL, apiKey: 't', maxRetries: 0 }),
+        model: 'm',
+        api: 'responses',
+        onError: () => {},
+      }),
+    });
+    const server = await serveKoaChat(kit);
+    try {
+      const held = gate();
+      model.enqueue({ text: 'a responses reply', chunkSize: 3, hold: held.promise }, { text: 'held forever', hold: new Promise(() => {}) });
+      const chatting = server.post('/api/chat', { sessionId: 'r-1', message: 'go' }).then(async (r) => parseSse(await r.text()).frames);
+      await model.waitForRequests(1);
+      const follower = await fetch(`${server.url}/api/chat/stream?sessionId=r-1`);
+      assert.equal(follower.status, 200);
+      held.open();
+      const [chat, followed] = await Promise.all([chatting, follower.text().then((t) => parseSse(t).frames)]);
+      assert.ok(chat.every((f) => ID.test(f.id ?? '')));
+      assert.deepEqual(
+        followed.map((f) => f.raw),
+        chat.map((f) => f.raw),
+      );
+      const second = server.post('/api/chat', { sessionId: 'r-1', message: 'again' }).then(async (r) => parseSse(await r.text()).frames);
+      await model.waitForRequests(2);
+      assert.deepEqual(await (await server.post('/api/chat/stop', { sessionId: 'r-1' })).json(), { stopped: true });
+      assert.deepEqual((await second).at(-1)!.data, { reason: 'cancelled' });
+    } finally {
+      await server.close();
+      await kit.close();
+      await store.close();
+      await model.close();
+    }
+  });
+});
