@@ -8,9 +8,9 @@
  * ~250 ms margin the store leaves). A command stuck behind a paused server therefore changes nothing when
  * it finally runs, and the caller that got "store unavailable" may retry safely.
  */
-import { createHash } from 'node:crypto';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import type { Backend, SwapRequest } from './backend.js';
+import { closeClient, LuaScript, RedisLog } from './redis-log.js';
 import { withinBudget } from './store-errors.js';
 import { StoreUnavailableError } from './types.js';
 
@@ -23,7 +23,7 @@ export interface RedisBackendOptions {
 // deadline on the server clock in ms (0 = none), delete (1|0), the caller's logical now (version mode).
 // Returns 1 written, 0 expectation failed, -1 too late. The version is read from the row's head
 // (backend.ts, stateHead), so a large value is never decoded here.
-const SWAP_SCRIPT = `
+const SWAP = new LuaScript(`
 if ARGV[5] ~= '0' then
   local t = redis.call('TIME')
   local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -49,28 +49,7 @@ else
   redis.call('SET', KEYS[1], ARGV[3])
 end
 return 1
-`;
-
-const SWAP_SHA = createHash('sha1').update(SWAP_SCRIPT).digest('hex');
-
-interface ScriptOptions {
-  keys: string[];
-  arguments: string[];
-}
-interface ScriptRunner {
-  evalSha(sha: string, options: ScriptOptions): Promise<unknown>;
-  eval(script: string, options: ScriptOptions): Promise<unknown>;
-}
-
-/** EVALSHA saves sending the script each time; the server forgets scripts on restart, so fall back once. */
-async function runSwapScript(client: ScriptRunner, options: ScriptOptions): Promise<unknown> {
-  try {
-    return await client.evalSha(SWAP_SHA, options);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return client.eval(SWAP_SCRIPT, options);
-  }
-}
+`);
 
 export async function openRedisBackend(target: { url: string; label: string }, { timeoutMs }: RedisBackendOptions): Promise<Backend> {
   let everReady = false;
@@ -124,7 +103,7 @@ export async function openRedisBackend(target: { url: string; label: string }, {
 
   async function swap({ key, expect, next, ttlMs, deadline }: SwapRequest): Promise<boolean> {
     const serverDeadline = offsetMs === undefined ? 0 : Math.floor(deadline + offsetMs);
-    const reply = await runSwapScript(client, {
+    const reply = await SWAP.run(client, {
       keys: [key],
       arguments: [
         expect.kind,
@@ -140,9 +119,12 @@ export async function openRedisBackend(target: { url: string; label: string }, {
     return reply === 1;
   }
 
+  const log = new RedisLog(client, { label: target.label, timeoutMs });
+
   return {
     kind: 'redis',
     label: target.label,
+    log,
     read: async (key) => {
       const raw = await adapter.get<string>(key);
       return typeof raw === 'string' ? raw : undefined;
@@ -157,12 +139,9 @@ export async function openRedisBackend(target: { url: string; label: string }, {
       return reply.cursor === '0' ? { entries } : { entries, cursor: reply.cursor };
     },
     close: async () => {
-      if (!client.isOpen) return;
-      if (!client.isReady) return client.destroy();
+      await log.close();
       // A graceful close waits for pending replies, which a paused server never sends.
-      await withinBudget(`closing ${target.label}`, timeoutMs, () => client.close()).catch(() => {
-        if (client.isOpen) client.destroy();
-      });
+      await closeClient(client, target.label, timeoutMs);
     },
   };
 }
