@@ -20,7 +20,9 @@ export function createMemoryBackend({ map = new Map(), sweepEveryMs = 60_000 }: 
   const keyv = new Keyv<unknown>({ store: map, namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
   const rows = keyv.store as Map<string, string>;
 
+  const log = MemoryLog.of(map);
   const sweep = setInterval(() => {
+    log.collect();
     const now = Date.now();
     for (const [key, raw] of rows) {
       const expires = expiresOf(raw);
@@ -33,7 +35,7 @@ export function createMemoryBackend({ map = new Map(), sweepEveryMs = 60_000 }: 
     kind: 'memory',
     label: 'memory',
     settlesInline: true,
-    log: MemoryLog.of(map),
+    log,
     read: async (key) => rows.get(key),
     swap: async ({ key, expect, next, deadline }: SwapRequest) => {
       if (Date.now() > deadline) throw new StoreUnavailableError('memory store write came after its deadline; nothing was written');

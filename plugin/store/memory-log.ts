@@ -82,6 +82,12 @@ export class MemoryLog implements LogBackend {
 
   async close(): Promise<void> {}
 
+  /** Drop the logs past their window nobody read since: a session that never comes back must not stay. */
+  collect(): void {
+    const now = Date.now();
+    for (const [key, log] of this.#sessions) if (now > log.expiresAt) this.#sessions.delete(key);
+  }
+
   #live(key: string): SessionLog | undefined {
     const log = this.#sessions.get(key);
     if (log && Date.now() > log.expiresAt) {
