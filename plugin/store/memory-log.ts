@@ -50,7 +50,9 @@ export class MemoryLog implements LogBackend {
       log.runs.push((run = { runId, frames: [] }));
       if (log.runs.length > limits.maxRuns) log.runs.splice(0, log.runs.length - limits.maxRuns);
     }
-    run.frames.push(...frames);
+    // A retried append adds nothing twice, as on the other backends.
+    const last = run.frames.at(-1)?.seq ?? 0;
+    run.frames.push(...frames.filter((frame) => frame.seq > last));
     const start = keptFrom(run.frames, limits);
     if (start > 0) run.frames.splice(0, start);
     log.expiresAt = Date.now() + limits.windowMs;

@@ -17,22 +17,18 @@ after(async () => {
 const open = () => openRedisBackend({ url: redis.url, label: 'redis (test)' }, { timeoutMs: 10_000 });
 
 // Two backends on one server: two command connections and, once watched, two subscriber connections.
-logContract(
-  'redis',
-  async () => {
-    const one = await open();
-    const two = await open();
-    return {
-      first: one.log!,
-      second: two.log!,
-      close: async () => {
-        await one.close();
-        await two.close();
-      },
-    };
-  },
-  { retrySafe: true },
-);
+logContract('redis', async () => {
+  const one = await open();
+  const two = await open();
+  return {
+    first: one.log!,
+    second: two.log!,
+    close: async () => {
+      await one.close();
+      await two.close();
+    },
+  };
+});
 
 describe('redis event log specifics', () => {
   /** The ids of the server's current connections. */

@@ -20,23 +20,19 @@ after(async () => {
 });
 
 // Two backends on one file: each has its own connections, as two processes would.
-logContract(
-  'sqlite',
-  async () => {
-    const file = dir.file('contract.db');
-    const one = await openSqliteBackend(file, { timeoutMs: 10_000 });
-    const two = await openSqliteBackend(file, { timeoutMs: 10_000 });
-    return {
-      first: one.log!,
-      second: two.log!,
-      close: async () => {
-        await one.close();
-        await two.close();
-      },
-    };
-  },
-  { retrySafe: true },
-);
+logContract('sqlite', async () => {
+  const file = dir.file('contract.db');
+  const one = await openSqliteBackend(file, { timeoutMs: 10_000 });
+  const two = await openSqliteBackend(file, { timeoutMs: 10_000 });
+  return {
+    first: one.log!,
+    second: two.log!,
+    close: async () => {
+      await one.close();
+      await two.close();
+    },
+  };
+});
 
 describe('sqlite event log specifics', () => {
   /** The log's rows of one key, read through a connection of the test's own, as another process would. */
