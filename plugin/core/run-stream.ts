@@ -64,11 +64,6 @@ export class RunStream implements SseSink {
     return this.#ended || this.#stopper.signal.aborted;
   }
 
-  /** A client still reads this stream live. */
-  get attached(): boolean {
-    return this.#client !== undefined && !this.#client.closed;
-  }
-
   get stopped(): boolean {
     return this.#stopper.signal.aborted;
   }

@@ -21,8 +21,6 @@ import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/p
 import type { CallToolRequest, ElicitResult, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
 import { interactionResolvedOf, type Coordinator } from '../core/coordinator.js';
 import { RunStream } from '../core/run-stream.js';
-import { LogFollower } from '../core/stream-route.js';
-import type { EventLog, LogPosition } from '../store/event-log.js';
 import type { InteractionRecord } from '../store/types.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { ChatInput, RuntimeFactory } from '../core/runtime.js';
@@ -84,9 +82,8 @@ interface Waiter {
   plan: PropertyPlan[];
   /** The stream of the run that made the call, when the runtime was wrapped by `around`. */
   relay: RelaySink | undefined;
-  /** The run's own stream (contract §11), and its card's frame: the answer's stream follows the run from there. */
+  /** The run's own stream (contract §11): it outlives its page, which picks it up; a new message stops it. */
   stream?: RunStream;
-  after?: LogPosition;
   resolve(result: ElicitResult): void;
 }
 
@@ -236,9 +233,8 @@ export class ElicitationBridge implements McpElicitation {
       return this.#decline(`the card could not be stored (${publicFailure(err).code})`);
     }
     const relay = running.sse instanceof RelaySink ? running.sse : undefined;
-    // On a run stream (§11) the run outlives its page by itself; the card's frame is where its answer's stream picks up.
+    // On a run stream (§11) the run outlives its page by itself.
     const stream = running.sse instanceof RunStream ? running.sse : undefined;
-    const after = stream?.position;
     // The run waits in this call for the user: a page reload must not stop it (relay-sink.ts), nor the call's clock.
     const letGo = relay?.hold();
     const resume = running.timer?.pause();
@@ -256,7 +252,7 @@ export class ElicitationBridge implements McpElicitation {
         plan: mapped.plan,
         relay,
         resolve: settle,
-        ...(stream ? { stream, after } : {}),
+        ...(stream ? { stream } : {}),
       });
       // The server gave up (or the connection went): nothing will read the answer, so the card closes.
       const gone = () => {
@@ -283,32 +279,14 @@ export class ElicitationBridge implements McpElicitation {
   async #answer({ record, answer: given, sse }: ResumeContext): Promise<void> {
     const waiter = this.#waiters.get(record.requestId)!;
     // The page that opened the run is gone (a reload): the run goes on in this answer's stream.
+    // (A run on its own stream, §11, needs none of this: the page picks that stream up with GET /api/chat/stream.)
     const handedOver = waiter.relay?.orphaned ? waiter.relay.handOver(sse) : undefined;
-    // The run's own stream, its page gone (a reload): the answer's stream follows the run's log from the card on.
-    const following =
-      waiter.stream && !waiter.stream.attached && this.#coordinator ? this.#follow(this.#coordinator.log, waiter) : undefined;
-    await following?.started;
     if (given.cancelled) waiter.resolve({ action: 'decline' });
     else if (record.form.url !== undefined) waiter.resolve({ action: 'accept' });
     else waiter.resolve({ action: 'accept', content: contentFromAnswers(waiter.plan, given.answers ?? []) });
-    if (following) return following.follow(sse);
     if (handedOver) return handedOver;
     // The run goes on in the chat stream that made the MCP call; this stream only confirms the answer.
     sse.send('done', { reason: given.cancelled ? 'cancelled' : 'completed' });
-  }
-
-  /** A follower of the run that waits on `waiter`'s card, watching before the answer lets the run go on. */
-  #follow(log: EventLog, waiter: Waiter): { started: Promise<void>; follow(sse: SseSink): Promise<void> } {
-    const inFlight = this.#inner.inFlight;
-    const follower = new LogFollower(log, waiter.sessionId, inFlight ? { inFlight: (id) => inFlight.call(this.#inner, id) } : {});
-    const started = follower.start().catch(() => undefined);
-    return {
-      started,
-      follow: async (sse) => {
-        const read = await log.read(waiter.sessionId, waiter.after).catch(() => undefined);
-        await follower.follow(sse, read?.kind === 'frames' ? read.frames : [], waiter.after);
-      },
-    };
   }
 
   /** The open card of `sessionId` in this process, if any. */

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { closeSuiteBrowser, runCase } from './helpers/acceptance-case.js';
 import { receipt } from './helpers/demo-page.js';
 import { axeViolations } from './helpers/axe.js';
-import { shapeOf } from './helpers/model-evidence.js';
+import { parseSse, shapeOf } from './helpers/model-evidence.js';
 import { echo } from './helpers/turns.js';
 import { chatStream, continueStreams } from './helpers/streams.js';
 
@@ -85,7 +85,7 @@ test('an MCP elicitation in the card, answered by keyboard only: the MCP server 
     },
   ));
 
-test("an MCP card survives a reload: restored by GET pending, answered, and the run goes on in the answer's stream", () =>
+test('an MCP card survives a reload: the page picks the run in flight up (§11) with its card, answered, and the run goes on in that stream', () =>
   runCase(
     'mcp-elicitation-reload',
     { turns: [{ toolCalls: [{ id: 'call_e2e_reload', name: 'book_meeting', arguments: {} }] }, echo()] },
@@ -99,11 +99,7 @@ test("an MCP card survives a reload: restored by GET pending, answered, and the 
 
       await chat.reload();
       const card = await chat.openCard();
-      const pending = tap.on('/api/interactions/pending').at(-1)!;
-      const body = JSON.parse(tap.body(pending).toString('utf8'));
-      c.note('pendingAfterReload', body);
-      assert.equal(body.pending?.id, askedId, 'the reloaded page got the same card');
-      assert.equal(body.pending.resumable, true, 'and it can be answered');
+      assert.equal(await card.getAttribute('data-request-id'), askedId, 'the reloaded page shows the same card');
       assert.equal(await card.locator('legend').count(), 4);
       for (const v of await axeViolations(chat.page)) assert.fail(`axe: ${v}`);
 
@@ -116,12 +112,15 @@ test("an MCP card survives a reload: restored by GET pending, answered, and the 
       await c.evidence.screenshot(chat.page, 'mcp-after-reload');
 
       const [cont] = await continueStreams(tap, 1);
-      const shape = shapeOf(cont!.events);
-      assert.deepEqual(shape.slice(0, 2), ['interaction_resolved', 'tool_result'], 'the run went on in the answer stream');
-      assert.equal(shape.at(-1), 'done');
-      const toolResult = cont!.events.find((e) => e.event === 'tool_result');
+      assert.deepEqual(shapeOf(cont!.events), ['interaction_resolved', 'done'], "the answer's stream confirms it");
+      // The run went on in the stream the reloaded page picked up (GET /api/chat/stream): the card, then the rest.
+      const picked = await tap.waitFor('/api/chat/stream', (x) => x.status === 200 && x.end !== undefined);
+      const events = parseSse(tap.body(picked));
+      c.note('pickedUpStream', shapeOf(events));
+      assert.equal(events.find((e) => e.event === 'user_input_required')?.data.id, askedId);
+      const toolResult = events.find((e) => e.event === 'tool_result');
       assert.equal(toolResult?.data.content, 'Booked 60 minutes on 2026-12-11 with bo; invites sent.');
-      assert.deepEqual(cont!.events.at(-1)!.data, { reason: 'completed' });
+      assert.deepEqual(events.at(-1)!.data, { reason: 'completed' });
       assert.equal(c.model.requests.length, 2, 'the model went on once, after the MCP tool returned');
     },
   ));

@@ -264,34 +264,35 @@ test('with the AI SDK runtime the card comes on the chat stream too, and the ans
 });
 
 for (const runtime of ['loop', 'ai-sdk'] as const) {
-  test(`a reload while the card is open (${runtime}): the run waits, the card is restored, and the answer's stream carries the rest of the run`, async (t) => {
+  test(`a reload while the card is open (${runtime}): the run goes on (§11), the reloaded page picks its stream up with the card, and the answer's run arrives on it`, async (t) => {
     const world = await setup(t);
     const meetings = await world.meetings();
     const host = await world.host(meetings.url, { runtime });
     model.enqueue({ toolCalls: [{ id: 'call_reload', name: 'book_meeting', arguments: {} }] }, { text: 'booked after the reload' });
-    const { card, rest, leave } = await host.chatUntilCard(`s-reload-${runtime}`);
+    const sessionId = `s-reload-${runtime}`;
+    const { card, rest, leave } = await host.chatUntilCard(sessionId);
     leave();
     const before = await rest;
     assert.ok(!before.some((f) => f.event === 'done'), 'the first page saw no end of the run');
-    // Give the server time to notice the closed connection before the reloaded page asks.
-    await new Promise((r) => setTimeout(r, 200));
-    const restored = await host.pending(`s-reload-${runtime}`);
-    assert.equal(restored.pending.id, card.id, 'the reloaded page gets the same card');
+    const restored = await host.pending(sessionId);
+    assert.equal(restored.pending.id, card.id, 'GET pending still has the card');
     assert.equal(restored.pending.resumable, true, 'and it can still be answered');
     assert.equal(meetings.results.length, 0, 'the MCP server still waits');
 
-    const ok = await host.post('/api/chat/continue', {
-      sessionId: `s-reload-${runtime}`,
-      requestId: card.id,
-      answers: answers('45'),
-      cancelled: false,
-    });
+    // The reloaded page picks the run in flight up from its first frame: the card comes with it.
+    const picked = await fetch(`${host.url}/api/chat/stream?sessionId=${sessionId}`);
+    assert.equal(picked.status, 200);
+    const following = picked.text().then((text) => parseSse(text).frames);
+    const ok = await host.post('/api/chat/continue', { sessionId, requestId: card.id, answers: answers('45'), cancelled: false });
     assert.equal(ok.status, 200);
-    const frames = parseSse(await ok.text()).frames;
-    const events = frames.map((f) => f.event).filter((e, i, all) => e !== 'message_delta' || all[i - 1] !== 'message_delta');
-    assert.deepEqual(events, ['interaction_resolved', 'tool_result', 'message_delta', 'done']);
-    const result = frames.find((f) => f.event === 'tool_result')!.data as any;
-    assert.equal(result.toolCallId, 'call_reload');
+    assert.deepEqual(
+      parseSse(await ok.text()).frames.map((f) => f.event),
+      ['interaction_resolved', 'done'],
+      "the answer's stream confirms it; the run goes on in its own stream",
+    );
+    const frames = await following;
+    assert.equal((frames.find((f) => f.event === 'user_input_required')!.data as any).id, card.id);
+    const result = frames.find((f) => f.event === 'tool_result' && (f.data as any).toolCallId === 'call_reload')!.data as any;
     assert.match(result.content, /^Booked 45 minutes on 2026-12-10 with ana, bo;/);
     assert.equal(
       frames
@@ -301,6 +302,10 @@ for (const runtime of ['loop', 'ai-sdk'] as const) {
       'booked after the reload',
     );
     assert.deepEqual(frames.at(-1)!.data, { reason: 'completed' });
+    assert.ok(
+      frames.every((f) => f.id),
+      'every frame of the run has its id',
+    );
     assert.deepEqual(meetings.results, [
       { action: 'accept', content: { date: '2026-12-10', duration: 45, attendees: ['ana', 'bo'], confirm: true } },
     ]);
