@@ -134,6 +134,8 @@ export class ElicitationBridge implements McpElicitation {
               ctx.sse instanceof RunStream
               ? inner.resume(ctx)
               : relayed(ctx.sse, (sse) => inner.resume({ ...ctx, sse })),
+        // The stop button (§11) closes an open MCP card as cancelled too, and its server gets `cancel`.
+        ...(inner.stop ? { stop: (sessionId: string) => this.#stop(sessionId, inner.stop!.bind(inner)) } : {}),
         // An MCP card's answer is no step of a paused run: its stream follows the run that waits (#answer).
         ...(inner.streamOf
           ? {
@@ -287,6 +289,22 @@ export class ElicitationBridge implements McpElicitation {
     if (handedOver) return handedOver;
     // The run goes on in the chat stream that made the MCP call; this stream only confirms the answer.
     sse.send('done', { reason: given.cancelled ? 'cancelled' : 'completed' });
+  }
+
+  /**
+   * The stop button while a run waits in an MCP call on a card: the card is claimed as cancelled (in the
+   * run's log before its end), its server gets `cancel`, and the run stops in the same tick, so the call's
+   * return cannot lead to another model call.
+   */
+  async #stop(sessionId: string, stop: (sessionId: string) => Promise<{ stopped: boolean }>): Promise<{ stopped: boolean }> {
+    const card = this.#openCard(sessionId);
+    const cancelled = card?.stream ? await this.#coordinator?.cancelOpen(sessionId) : undefined;
+    if (card?.stream && cancelled) {
+      card.stream.send('interaction_resolved', interactionResolvedOf(cancelled.record, cancelled.record.resolution!, cancelled.answer));
+      card.resolve({ action: 'cancel' });
+    }
+    const result = await stop(sessionId);
+    return { stopped: result.stopped || cancelled !== undefined };
   }
 
   /** The open card of `sessionId` in this process, if any. */

@@ -312,6 +312,29 @@ for (const runtime of ['loop', 'ai-sdk'] as const) {
   });
 }
 
+for (const runtime of ['loop', 'ai-sdk'] as const) {
+  test(`the stop button while an MCP card is open (${runtime}): the card closes as cancelled, its server gets cancel, the run ends cancelled`, async (t) => {
+    const world = await setup(t);
+    const meetings = await world.meetings();
+    const host = await world.host(meetings.url, { runtime });
+    model.enqueue({ toolCalls: [{ id: 'call_stop', name: 'book_meeting', arguments: {} }] });
+    const sessionId = `s-stop-${runtime}`;
+    const calls = model.requests.length;
+    const { card, rest } = await host.chatUntilCard(sessionId);
+    const stopped = await host.post('/api/chat/stop', { sessionId });
+    assert.deepEqual(await stopped.json(), { stopped: true });
+    const frames = await rest;
+    const resolved = frames.find((f) => f.event === 'interaction_resolved');
+    assert.equal((resolved?.data as any)?.requestId, card.id);
+    assert.equal((resolved?.data as any)?.status, 'cancelled');
+    assert.deepEqual(frames.at(-1)!.data, { reason: 'cancelled' });
+    assert.equal((await host.pending(sessionId)).pending, null);
+    assert.equal(model.requests.length, calls + 1, 'no model call after the stop');
+    await until(t, () => meetings.results.length > 0);
+    assert.deepEqual(meetings.results, [{ action: 'cancel' }]);
+  });
+}
+
 /** Waits until `ready()` holds, with no deadline of its own: the test's timeout is the bound, and ends the wait. */
 async function until(t: TestContext, ready: () => boolean): Promise<void> {
   while (!ready() && !t.signal.aborted) await new Promise((r) => setTimeout(r, 20));
