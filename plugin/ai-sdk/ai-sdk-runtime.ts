@@ -81,7 +81,7 @@ export function aiSdkRuntime(options: AiSdkRuntimeOptions): RuntimeFactory<AiSdk
 
 /** The runtime for a host that wires the kit's coordinator itself (`coordinator.store` holds its questions). */
 export function createAiSdkRuntime(
-  coordinator: Pick<Coordinator, 'store' | 'intercept' | 'supersede' | 'expireDue' | 'auditRecovered' | 'admitChat' | 'cancelOpen' | 'log'>,
+  coordinator: Pick<Coordinator, 'store' | 'intercept' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'admitChat' | 'cancelOpen' | 'log'>,
   options: AiSdkRuntimeOptions,
 ): AiSdkRuntime {
   const {

@@ -20,12 +20,6 @@ const resultIdsOf = (message: ModelMessage): string[] =>
 export const hasToolResult = (messages: readonly ModelMessage[], toolCallId: string) =>
   messages.some((m) => resultIdsOf(m).includes(toolCallId));
 
-export function findToolResult(messages: readonly ModelMessage[], toolCallId: string): ToolResultPart | undefined {
-  for (const m of messages)
-    if (m.role === 'tool') for (const p of m.content) if (p.type === 'tool-result' && p.toolCallId === toolCallId) return p;
-  return undefined;
-}
-
 /** Calls with no result yet; a history the model may be sent has none. */
 export function unansweredToolCalls(messages: readonly ModelMessage[]): string[] {
   const answered = new Set(messages.flatMap(resultIdsOf));

@@ -9,15 +9,7 @@ import type { Hold } from '../runs/run-lease.js';
 import { writeToolResult, type WriteOutcome } from '../runs/tool-result-writer.js';
 import type { InteractionRecord } from '../store/types.js';
 import { emptyAiRun, type AiRunState, type AiRunStates } from './ai-run-state.js';
-import {
-  askUserResultPart,
-  awaitsModelAfter,
-  findToolResult,
-  hasToolResult,
-  insertToolResult,
-  resultText,
-  unansweredToolCalls,
-} from './history.js';
+import { askUserResultPart, awaitsModelAfter, hasToolResult, insertToolResult, unansweredToolCalls } from './history.js';
 
 /** The AI SDK's run format: an ask_user result is a tool-result part at its call's place. */
 export const aiRunFormat: RunFormat<ModelMessage, AiRunState> = {
@@ -28,10 +20,6 @@ export const aiRunFormat: RunFormat<ModelMessage, AiRunState> = {
   hasToolResult,
   unansweredToolCalls,
   withToolResult: (messages, toolCallId, content) => insertToolResult(messages, askUserResultPart(toolCallId, content)),
-  resultOf(messages, toolCallId) {
-    const part = findToolResult(messages, toolCallId);
-    return part ? resultText(part) : undefined;
-  },
   awaitsModelAfter,
 };
 

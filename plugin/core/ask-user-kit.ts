@@ -106,6 +106,8 @@ export interface AskUserKit<Ctx = unknown, R extends RunHost = RunHost> {
   expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Audit a resolution whose claiming process died before its audit line (used by a loop's roll-forward). */
   auditRecovered(record: InteractionRecord): void;
+  /** `supersede` for a runtime that writes the closed card's ToolResult itself: the host's `closed` is not called. */
+  closeOpen(sessionId: string): ReturnType<Coordinator['closeOpen']>;
   /** The stop button on an open card: claim it as `cancelled` (the runtime writes its ToolResult). */
   cancelOpen(sessionId: string): ReturnType<Coordinator['cancelOpen']>;
   /** The sessions' event log (contract §11): the store's, or one in this process for a store without one. */
@@ -217,6 +219,7 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     expireDue: (sessionId) => coordinator.expireDue(sessionId),
     closeInteraction: (requestId, status) => coordinator.closeInteraction(requestId, status),
     cancelOpen: (sessionId) => coordinator.cancelOpen(sessionId),
+    closeOpen: (sessionId) => coordinator.closeOpen(sessionId),
     log: coordinator.log,
     auditRecovered: (record) => coordinator.auditRecovered(record),
     sseOptions,

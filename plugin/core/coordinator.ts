@@ -22,7 +22,7 @@ import {
   type InteractionResolved,
   type UserInputRequired,
 } from '../contract/schema.js';
-import type { RunHost, SseSink } from './host.js';
+import type { ClosedContext, RunHost, SseSink } from './host.js';
 import { isPastExpiry, type InteractionRecord, type PendingStore, type Resolution } from '../store/types.js';
 import type { EventLog } from '../store/event-log.js';
 import { inProcessLog } from '../store/memory-log.js';
@@ -320,6 +320,16 @@ export class Coordinator {
   }
 
   /**
+   * `supersede` for a runtime that writes the closed card's ToolResult itself (the run engine, before a new
+   * message): claimed and audited, returned with its ToolResult; the host's `closed` is not called.
+   */
+  async closeOpen(sessionId: string): Promise<ClosedContext | undefined> {
+    const current = await this.store.currentOf(sessionId);
+    if (!current || !isOpen(current)) return undefined;
+    return this.#claimClosing(current.requestId, isPastExpiry(current, this.#now()) ? 'expired' : 'superseded');
+  }
+
+  /**
    * The stop button on an open card (contract §11): claim it as `cancelled` with the form's cancel answer
    * and audit it. The runtime then writes its ToolResult as for a cancel sent by the card. Undefined when
    * nothing was open (or another closing won).
@@ -348,21 +358,25 @@ export class Coordinator {
    * claim; the others get `undefined`. The host's `closed` hook runs after the claim.
    */
   async closeInteraction(requestId: string, status: CloseStatus): Promise<InteractionRecord | undefined> {
-    this.clearTimer(requestId);
-    const at = this.#now();
-    // The stored answer of a closing is the plain cancel whatever the form; its ToolResult follows the form.
-    const outcome = await this.store.claim(requestId, { status, at, answer: CANCEL_ANSWER }, { allowExpired: true });
-    if (!outcome.ok) return undefined;
-    this.#audit.audit(recordEntry(status, outcome.record, at));
+    const closed = await this.#claimClosing(requestId, status);
+    if (!closed) return undefined;
     try {
-      await this.#host.closed({
-        record: outcome.record,
-        toolResultContent: closedToolResultText(status, outcome.record.form.questions !== undefined),
-      });
+      await this.#host.closed(closed);
     } catch (err) {
       this.#onError(err);
     }
-    return outcome.record;
+    return closed.record;
+  }
+
+  /** Claim a closing (exactly one caller across instances wins) and audit it; its ToolResult follows the form. */
+  async #claimClosing(requestId: string, status: CloseStatus): Promise<ClosedContext | undefined> {
+    this.clearTimer(requestId);
+    const at = this.#now();
+    // The stored answer of a closing is the plain cancel whatever the form.
+    const outcome = await this.store.claim(requestId, { status, at, answer: CANCEL_ANSWER }, { allowExpired: true });
+    if (!outcome.ok) return undefined;
+    this.#audit.audit(recordEntry(status, outcome.record, at));
+    return { record: outcome.record, toolResultContent: closedToolResultText(status, outcome.record.form.questions !== undefined) };
   }
 
   /** Audit a resolution whose claiming process died before its audit line (a runtime's roll-forward wrote its ToolResult). */

@@ -35,7 +35,7 @@ export interface AgentLoopOptions {
   /** Where interactions live; also the run state, unless `stateStore` says otherwise. */
   store: PendingStore;
   /** The kit's coordinator (what the loop calls of it); `agentRuntime` passes the kit's own. */
-  coordinator: Pick<Coordinator, 'intercept' | 'supersede' | 'expireDue' | 'auditRecovered' | 'admitChat' | 'cancelOpen' | 'log'>;
+  coordinator: Pick<Coordinator, 'intercept' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'admitChat' | 'cancelOpen' | 'log'>;
   /**
    * Ordinary tools, or a function giving the session's tools, read at the start of each turn (a live list,
    * e.g. MCP servers' tools after `notifications/tools/list_changed`).

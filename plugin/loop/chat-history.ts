@@ -31,10 +31,6 @@ export function chatRunFormat(system?: string): RunFormat<ChatCompletionMessageP
     hasToolResult,
     unansweredToolCalls,
     withToolResult: insertToolResult,
-    resultOf(messages, toolCallId) {
-      const content = messages.find((m) => m.role === 'tool' && m.tool_call_id === toolCallId)?.content;
-      return typeof content === 'string' ? { content, isError: false } : undefined;
-    },
     awaitsModelAfter,
   };
 }

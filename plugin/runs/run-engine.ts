@@ -27,7 +27,7 @@ import { rollForwardRun, writeToolResult, type RollForwardResult, type WriteOutc
 
 export interface RunEngineOptions<M, S extends ResumableRun<M>> {
   /** The kit's coordinator: the chat's door, and the closing of open and overdue questions. */
-  coordinator: Pick<Coordinator, 'admitChat' | 'supersede' | 'expireDue' | 'auditRecovered' | 'cancelOpen' | 'log'>;
+  coordinator: Pick<Coordinator, 'admitChat' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'cancelOpen' | 'log'>;
   /** Where the questions live (the kit's store). */
   store: PendingStore;
   /** Where this runtime's runs live. */
@@ -190,10 +190,16 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
   }
 
   /** A question closed without an answer (expired, superseded): its ToolResult goes into the run, which stays at rest. */
-  async closed({ record, toolResultContent }: ClosedContext): Promise<void> {
+  async closed(ctx: ClosedContext): Promise<void> {
+    await this.#closedNow(ctx);
+  }
+
+  /** `closed`, saying whether this run knew the question (its ToolResult is in the history now). */
+  async #closedNow({ record, toolResultContent }: ClosedContext): Promise<WriteOutcome<S>> {
     const out = await this.#write(record, toolResultContent);
     await this.#store.markToolResultWritten(record.requestId);
     await this.#unlist(record.sessionId, out.unlisted);
+    return out;
   }
 
   /**
@@ -407,14 +413,19 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
    */
   async #closeBefore(hold: Hold, sse: SseSink, message: string): Promise<S | undefined> {
     const { sessionId } = hold;
-    // The coordinator claims and audits the closing; its ToolResult comes back through `closed` above.
-    const closed = await this.#coordinator.supersede(sessionId);
+    // The coordinator claims and audits the closing; its ToolResult is written here, as an answer's is.
+    const closing = await this.#coordinator.closeOpen(sessionId);
+    const closed = closing?.record;
     if (closed?.resolution) sse.send('interaction_resolved', interactionResolvedOf(closed, closed.resolution));
+    const wrote = closing ? (await this.#closedNow(closing)).known : false;
     const rolled = await this.rollForward(sessionId);
-    const written = closed ? await this.#states.get(sessionId) : undefined;
-    const closedResult = closed && written ? this.#format.resultOf(written.messages, closed.toolCallId) : undefined;
-    if (closed && closedResult) {
-      sse.send('tool_result', { toolCallId: closed.toolCallId, name: ASK_USER_TOOL_NAME, ...closedResult });
+    if (closing && wrote) {
+      sse.send('tool_result', {
+        toolCallId: closing.record.toolCallId,
+        name: ASK_USER_TOOL_NAME,
+        content: closing.toolResultContent,
+        isError: false,
+      });
     } else if (rolled.kind === 'rolled_forward' && rolled.wrote) {
       sse.send('tool_result', { toolCallId: rolled.toolCallId, name: ASK_USER_TOOL_NAME, content: rolled.content, isError: false });
     }

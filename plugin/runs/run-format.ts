@@ -47,8 +47,6 @@ export interface RunFormat<M, S extends ResumableRun<M>> {
   unansweredToolCalls(messages: readonly M[]): string[];
   /** The history with the ask_user result for `toolCallId` at its call's place. */
   withToolResult(messages: M[], toolCallId: string, content: string): M[];
-  /** The ToolResult written for `toolCallId`, as a `tool_result` event says it. */
-  resultOf(messages: readonly M[], toolCallId: string): { content: string; isError: boolean } | undefined;
   /** The run's history ends with the answered turn of `toolCallId`: the model is owed a call. */
   awaitsModelAfter(run: S | undefined, toolCallId: string): boolean;
 }

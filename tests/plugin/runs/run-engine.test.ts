@@ -50,10 +50,6 @@ const format: RunFormat<Msg, FakeRun> = {
   hasToolResult: (messages, id) => messages.some((m) => m.role === 'tool' && m.callId === id),
   unansweredToolCalls: unanswered,
   withToolResult: (messages, id, text) => [...messages, { role: 'tool', callId: id, text }],
-  resultOf(messages, id) {
-    const m = messages.find((x) => x.role === 'tool' && x.callId === id);
-    return m ? { content: m.text!, isError: false } : undefined;
-  },
   awaitsModelAfter: (run, id) =>
     !!run && run.status !== 'paused' && run.messages.at(-1)?.callId === id && unanswered(run.messages).length === 0,
 };
