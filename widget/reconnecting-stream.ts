@@ -11,6 +11,7 @@
 import type { ChatEvent } from './chat-events.js';
 import type { ChatConnectionEvent, ChatEventStream, ConnectionState, ReconnectClock, StreamOptions } from './client-types.js';
 import { ChatStreamError, readChatEvents } from './sse-reader.js';
+import { parseFrameId, type FramePosition } from '../plugin/contract/frame-id.js';
 
 /** A stream opened again: `pickedUp` for `GET …/chat/stream`, whose body may go on past a paused run's `done`. */
 export interface Reopened {
@@ -30,20 +31,6 @@ export interface ReconnectingStreamInit {
   /** The frame the first response follows (resumeChat), so the same frame later is not yielded again. */
   lastEventId?: string;
   options: StreamOptions;
-}
-
-/** What a frame id names: its run, and its place in the run. */
-interface FramePosition {
-  runId: string;
-  seq: number;
-}
-
-const FRAME_ID = /^([A-Za-z0-9_-]{1,64})\.([1-9][0-9]{0,15})$/;
-
-/** `<runId>.<seq>` as the server writes it, or undefined for an id of another shape (still sent back, never compared). */
-export function parseFrameId(id: string): FramePosition | undefined {
-  const match = FRAME_ID.exec(id);
-  return match ? { runId: match[1]!, seq: Number(match[2]) } : undefined;
 }
 
 /** Where the last frame id of a session is kept between page loads. */

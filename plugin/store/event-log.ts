@@ -9,6 +9,9 @@
  * Frames are kept per run, runs in the order they started, oldest frames dropped first. A frame is stored
  * exactly as sent (event name and the JSON text of its data), never merged or split.
  */
+import type { FramePosition } from '../contract/frame-id.js';
+
+export { frameId, parseFrameId } from '../contract/frame-id.js';
 
 /** One frame as sent: `id: <runId>.<seq>`, `event:`, `data:` (JSON text, one line). */
 export interface LogFrame {
@@ -33,10 +36,7 @@ export interface LogLimits {
 export const DEFAULT_LOG_LIMITS: Readonly<LogLimits> = { windowMs: 600_000, maxFrames: 10_000, maxBytes: 1_048_576, maxRuns: 32 };
 
 /** Where a reader stands: after this frame. */
-export interface LogPosition {
-  runId: string;
-  seq: number;
-}
+export type LogPosition = FramePosition;
 
 /** What `read` found after a position. */
 export type LogRead =
@@ -71,24 +71,6 @@ export interface LogBackend {
   signal(key: string, signal: string): Promise<void>;
   close(): Promise<void>;
 }
-
-/** The id a frame carries on the wire. */
-export const frameId = (frame: LogPosition): string => `${frame.runId}.${frame.seq}`;
-
-const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** `<runId>.<seq>` as §11 writes it, or undefined for anything else. */
-export function parseFrameId(id: string): LogPosition | undefined {
-  const dot = id.lastIndexOf('.');
-  if (dot <= 0) return undefined;
-  const runId = id.slice(0, dot);
-  const seqText = id.slice(dot + 1);
-  if (!RUN_ID.test(runId) || !/^[1-9][0-9]{0,15}$/.test(seqText)) return undefined;
-  const seq = Number(seqText);
-  return Number.isSafeInteger(seq) ? { runId, seq } : undefined;
-}
-
-export const isRunId = (value: string): boolean => RUN_ID.test(value);
 
 /** Bytes a frame costs against `maxBytes`. */
 export const frameBytes = (frame: LogFrame): number => Buffer.byteLength(frame.data) + Buffer.byteLength(frame.event);
