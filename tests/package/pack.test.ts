@@ -509,6 +509,11 @@ test('the packed package installs offline into a consumer project and works ther
         body: JSON.stringify(answerBody(sessionId, ask.id, ['stable'])),
       });
       assert.equal(hijack.status, 403);
+      // §11: the stranger can neither read the session's stream nor press its stop button.
+      const follow = await fetch(`${example.url}/api/chat/stream?sessionId=${sessionId}`, { headers: stranger });
+      assert.equal(follow.status, 403);
+      const stop = await fetch(`${example.url}/api/chat/stop`, { method: 'POST', headers: stranger, body: JSON.stringify({ sessionId }) });
+      assert.equal(stop.status, 403);
       assert.equal(model.requests.length, calls, 'no model call for the stranger');
       const bad = await postStream(`${example.url}/api/chat`, { sessionId, message: '  ' });
       assert.deepEqual([bad.status, bad.json?.error.code], [400, 'invalid_request'], 'a blank message is refused as JSON');
@@ -544,6 +549,12 @@ test('the packed package installs offline into a consumer project and works ther
       assert.deepEqual(results[1], [HOST_TOOL.name, HOST_TOOL.output], "the host's own tool (myTools) ran");
       assert.deepEqual(first(cont, 'done'), { reason: 'completed' });
       assert.equal(model.requests.length, 3, 'ask, the tool call after the answer, the final answer');
+      // §11 on the README's server: the answer's stream is kept, and picked up after the card's last frame it comes again.
+      const pausedId = /id: (\S+)\nevent: done\n/.exec(chat.raw)?.[1];
+      assert.ok(pausedId, chat.raw);
+      const replay = await fetch(`${example.url}/api/chat/stream?sessionId=${sessionId}`, { headers: { 'last-event-id': pausedId } });
+      assert.equal(replay.status, 200);
+      assert.equal(await replay.text(), cont.raw);
     });
   }
 
@@ -615,10 +626,13 @@ test('the packed package installs offline into a consumer project and works ther
     await card.locator('[part~="submit-button"]').click();
     await card.locator('[part~="receipt"]').waitFor();
     await tab.waitForFunction(() => (window as unknown as { runEnded?: boolean }).runEnded === true, null, { timeout: 20_000 });
-    const continued = await tab.evaluate(() => (window as unknown as { continued: Array<{ event: string; data: any }> }).continued);
+    const continued = await tab.evaluate(
+      () => (window as unknown as { continued: Array<{ event: string; data: any; id?: string }> }).continued,
+    );
     const names = continued.map((e) => e.event);
     assert.ok(names.includes('interaction_resolved') && names.includes('tool_result'), names.join(' '));
-    assert.deepEqual(continued.at(-1), { event: 'done', data: { reason: 'completed' } });
+    assert.deepEqual(continued.at(-1), { event: 'done', data: { reason: 'completed' }, id: continued.at(-1)!.id });
+    assert.match(String(continued.at(-1)!.id), /^[A-Za-z0-9_-]{1,64}\.[1-9][0-9]*$/, 'each event carries its frame id (§11)');
     assert.deepEqual(errors, [], 'no page errors');
     assert.deepEqual(elsewhere, [], 'the page loads nothing from anywhere else');
     const last = model.requests.at(-1)!.messages.at(-1)!;
