@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { LIMITS, MODES, CHOICE_MODES, TEXT_FORMATS, isChoiceMode, isWebUrl, type Mode } from './limits.js';
 import { BOUND_KEYS, boundsFields, boundsIssues } from './bounds.js';
+import { APPROVAL_LIMITS, type ApprovalDecision, type ApprovalRequest } from './approval.js';
 
 export { LIMITS, MODES, CHOICE_MODES };
 export type { Mode };
@@ -134,14 +135,27 @@ export type AskUserArgs = z.infer<typeof askUserArgsSchema>;
 
 /**
  * The form as stored and shown: validated arguments, options dropped for non-choice modes. `url` makes it
- * a link card (MCP elicitation in URL mode, §10): title, description and the link, no question; only a
- * host builds one, never the model.
+ * a link card (MCP elicitation in URL mode, §10): title, description and the link, no question;
+ * `approvals` an approval card (§12): the calls of one turn that need the user's leave. Only the kit or a
+ * host builds those two, never the model.
  */
-export type AskUserForm = AskUserArgs & { url?: string };
+export type AskUserForm = AskUserArgs & { url?: string; approvals?: ApprovalRequest[] };
 
-/** What a card shows: one question's mode, `form` for several questions (§9.2), `url` for a link (§10). */
-export type CardMode = Mode | 'form' | 'url';
-export const formMode = (form: AskUserForm): CardMode => (form.url !== undefined ? 'url' : form.questions ? 'form' : form.mode!);
+/** What a card shows: one question's mode, `form` for several (§9.2), `url` for a link (§10), `approval` (§12). */
+export type CardMode = Mode | 'form' | 'url' | 'approval';
+export const formMode = (form: AskUserForm): CardMode =>
+  form.approvals !== undefined ? 'approval' : form.url !== undefined ? 'url' : form.questions ? 'form' : form.mode!;
+
+/** One call of an approval card as `user_input_required.approvals` carries it (§12). */
+export const approvalRequestSchema = z.object({
+  toolCallId: z.string(),
+  tool: z.string(),
+  title: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  editable: z.boolean(),
+  allowAlways: z.boolean(),
+  schema: z.record(z.string(), z.unknown()).optional(),
+});
 
 /** `ask_` + 128 random bits, base64url (22 chars). Anything else is rejected before the store is asked. */
 export const requestIdSchema = z.string().regex(/^ask_[A-Za-z0-9_-]{22,64}$/, 'must look like ask_<base64url>');
@@ -160,9 +174,11 @@ export const formQuestionSchema = askUserQuestionSchema.extend({
 export type FormQuestion = z.infer<typeof formQuestionSchema>;
 
 export const userInputRequiredSchema = askUserArgsObject.omit({ questions: true }).extend({
-  /** A mode of §1, `form` for several questions (§9.2), or `url` for a link card (§10). */
-  mode: z.union([z.enum(MODES), z.literal('form'), z.literal('url')]),
+  /** A mode of §1, `form` for several questions (§9.2), `url` for a link card (§10), `approval` (§12). */
+  mode: z.union([z.enum(MODES), z.literal('form'), z.literal('url'), z.literal('approval')]),
   questions: z.array(formQuestionSchema).optional(),
+  /** An approval card's calls, in the order the model made them (§12). */
+  approvals: z.array(approvalRequestSchema).max(APPROVAL_LIMITS.calls).optional(),
   /** A link card's http(s) link (§10). */
   url: z.string().refine(isWebUrl, 'an http or https URL').optional(),
   id: requestIdSchema,
@@ -199,10 +215,17 @@ export const continueBodySchema = z
     selections: z.array(z.string()).optional(),
     customInput: z.string().optional(),
     answers: z.array(questionAnswerSchema).optional(),
+    /** An approval card's answer (§12), checked against the stored card by `checkDecisions`. */
+    decisions: z.array(z.unknown()).max(APPROVAL_LIMITS.calls).optional(),
     cancelled: z.boolean(),
   })
   .superRefine((body, ctx) => {
     const add = (path: Path, message: string) => ctx.addIssue({ code: 'custom', path, message });
+    if (body.decisions !== undefined) {
+      for (const key of ['selections', 'customInput', 'answers'] as const)
+        if (body[key] !== undefined) add([key], 'absent when decisions are given');
+      return;
+    }
     if (body.answers !== undefined) {
       if (body.selections !== undefined || body.customInput !== undefined)
         add([body.selections !== undefined ? 'selections' : 'customInput'], 'absent when answers are given');
@@ -281,6 +304,8 @@ export interface Answer {
   customInput: string;
   cancelled: boolean;
   answers?: QuestionAnswer[];
+  /** An approval card's decisions (§12), one per call in the card's order; none for a cancel. */
+  decisions?: ApprovalDecision[];
 }
 
 export const ERROR_CODES = [

@@ -109,6 +109,7 @@ export function userInputRequiredOf(record: InteractionRecord): UserInputRequire
   if (form.description !== undefined) data.description = form.description;
   if (form.questions) data.questions = form.questions.map(formQuestionOf);
   if (form.url !== undefined) data.url = form.url;
+  if (form.approvals !== undefined) data.approvals = form.approvals;
   if (form.options !== undefined) data.options = form.options;
   if (form.allowCustom !== undefined) data.allowCustom = form.allowCustom;
   if (form.submitLabel !== undefined) data.submitLabel = form.submitLabel;
