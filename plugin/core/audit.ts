@@ -6,7 +6,17 @@
 import { formMode, type Answer, type AskUserForm, type CardMode, type ErrorCode } from '../contract/schema.js';
 import type { InteractionRecord } from '../store/types.js';
 
-export const AUDIT_EVENTS = ['asked', 'answered', 'cancelled', 'expired', 'superseded', 'rejected'] as const;
+export const AUDIT_EVENTS = [
+  'asked',
+  'answered',
+  'cancelled',
+  'expired',
+  'superseded',
+  'rejected',
+  'approved',
+  'denied',
+  'edited',
+] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
 /**
@@ -34,6 +44,9 @@ export interface AuditEntry {
   customInputLength?: number;
   /** Several questions (§9.2): per question, the known ids chosen and the length of the text. */
   answers?: AnswerSummary[];
+  /** For `approved`, `denied`, `edited` (§12): the call's tool and the names of its arguments, never their values. */
+  tool?: string;
+  argumentKeys?: string[];
   /** For `rejected`. */
   reason?: AuditReason;
   /** For `rejected`: a short explanation that never quotes user input. */
@@ -123,6 +136,24 @@ export function recordEntry(
   if (extra.detail) entry.detail = extra.detail;
   if (extra.recovered) entry.recovered = true;
   return entry;
+}
+
+/**
+ * One line per call of an approval card's answer (§12): `approved`, `edited` (approved with changed
+ * arguments) or `denied`, with the tool and the argument names the call ran (or would have run) with.
+ */
+export function decisionEntries(record: InteractionRecord, at: number, answer: Answer): AuditEntry[] {
+  const calls = record.form.approvals ?? [];
+  return (answer.decisions ?? []).map((d, i) => {
+    const call = calls[i];
+    const event: AuditEvent = d.decision === 'deny' ? 'denied' : d.arguments !== undefined ? 'edited' : 'approved';
+    return {
+      ...recordEntry(event, record, at),
+      toolCallId: d.toolCallId,
+      tool: call?.tool ?? '',
+      argumentKeys: Object.keys(d.arguments ?? call?.arguments ?? {}),
+    };
+  });
 }
 
 /** Wraps a sink so an exception inside it is swallowed (and reported once) instead of failing a request. */

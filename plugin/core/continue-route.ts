@@ -16,7 +16,8 @@
 import { checkContinue } from '../contract/answer-rules.js';
 import { answerToolResultText, cancelAnswerFor } from '../contract/tool-result.js';
 import { continueBodySchema, requestIdSchema, sessionIdSchema, type Answer } from '../contract/schema.js';
-import { recordEntry } from './audit.js';
+import { decisionEntries, recordEntry } from './audit.js';
+import { checkDecisions, type ApprovalDecision } from '../contract/approval.js';
 import { interactionResolvedOf } from './coordinator.js';
 import { AskUserError } from './errors.js';
 import { crossSiteError } from './same-origin.js';
@@ -92,9 +93,11 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
         throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
       const answer: Answer = body.cancelled
         ? cancelAnswerFor(record.form)
-        : body.answers !== undefined
-          ? { selections: [], customInput: '', cancelled: false, answers: body.answers }
-          : { selections: body.selections ?? [], customInput: body.customInput ?? '', cancelled: false };
+        : body.decisions !== undefined
+          ? { selections: [], customInput: '', cancelled: false, decisions: body.decisions as ApprovalDecision[] }
+          : body.answers !== undefined
+            ? { selections: [], customInput: '', cancelled: false, answers: body.answers }
+            : { selections: body.selections ?? [], customInput: body.customInput ?? '', cancelled: false };
       known = () => auditContext(record, body.sessionId, answer);
       if (record.sessionId !== body.sessionId) {
         throw new AskUserError('session_mismatch', 'This requestId belongs to another session.', { field: 'sessionId' });
@@ -117,8 +120,16 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
         );
       }
       if (!body.cancelled) {
-        const check = checkContinue(record.form, body);
-        if (!check.ok) throw new AskUserError('invalid_answer', safeAnswerMessage(check.problem, check.message), { field: check.field });
+        if (record.form.approvals !== undefined || body.decisions !== undefined) {
+          // An approval card (§12) takes decisions, and only it does.
+          const check = record.form.approvals
+            ? checkDecisions(record.form.approvals, body.decisions)
+            : ({ ok: false, field: 'decisions', message: 'this card asks a question, not for approval' } as const);
+          if (!check.ok) throw new AskUserError('invalid_answer', `${check.field}: ${check.message}`, { field: check.field });
+        } else {
+          const check = checkContinue(record.form, body);
+          if (!check.ok) throw new AskUserError('invalid_answer', safeAnswerMessage(check.problem, check.message), { field: check.field });
+        }
       }
 
       const at = now();
@@ -140,6 +151,7 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       const claimed = outcome.record;
       coordinator.clearTimer(claimed.requestId);
       audit.audit(recordEntry(status, claimed, at, { answer }));
+      for (const entry of decisionEntries(claimed, at, answer)) audit.audit(entry);
       const client = io.openSse();
       // A host that numbers its runs gets a logged, resumable stream that outlives its client.
       const sse = after ? new RunStream({ log, sessionId: claimed.sessionId, ...after, client, onError }) : client;

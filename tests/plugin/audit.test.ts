@@ -48,6 +48,27 @@ describe('audit entries', () => {
       t.clock.now = q5.createdAt + 1;
       await readSse(await t.post(answer('s5', q5.requestId, { selections: [], customInput: CANARY })));
 
+      // an approval card (§12): approved, edited, denied with a reason that is free text too
+      const call = (id: string, editable: boolean) => ({
+        toolCallId: id,
+        tool: 'deploy',
+        title: 'Deploy',
+        arguments: { branch: 'main' },
+        editable,
+        allowAlways: false,
+        ...(editable ? { schema: { type: 'object', properties: { branch: { type: 'string' } } } } : {}),
+      });
+      const card = await t.kit.ask(
+        { title: 'Allow 3 actions?', approvals: [call('c1', false), call('c2', true), call('c3', false)] },
+        { sessionId: 's6', toolCallId: 'c1' },
+      );
+      const decisions = [
+        { toolCallId: 'c1', decision: 'approve' },
+        { toolCallId: 'c2', decision: 'approve', arguments: { branch: CANARY } },
+        { toolCallId: 'c3', decision: 'deny', reason: CANARY },
+      ];
+      await readSse(await t.post({ sessionId: 's6', requestId: card.record.requestId, decisions, cancelled: false }));
+
       const events = new Set(t.audit.entries.map((e) => e.event));
       assert.deepEqual([...events].sort(), [...AUDIT_EVENTS].sort());
       const serialized = JSON.stringify(t.audit.entries);
