@@ -16,17 +16,17 @@ import { ratio } from './lib/stats.js';
 
 const CONCURRENCY = 10;
 /** Sequential cycles counted one by one: nothing else runs, so every backend call belongs to them. */
-const COUNTED_CYCLES = 20;
+export const COUNTED_CYCLES = 20;
 const TARGETS = { roundTrips: 15, fsyncs: 4, cpuRatio: 1.5, rateRatio: 0.5 };
 
-interface Throughput {
+export interface Throughput {
   load: LoadResult;
   cyclesPerSecond: number;
   cpuMsPerCycle: number;
 }
 
 /** Load at 10 for `seconds`; the server's CPU over the same window, per finished cycle. */
-async function throughput(server: CycleProcess, seconds: number, prefix: string): Promise<Throughput> {
+export async function throughput(server: CycleProcess, seconds: number, prefix: string): Promise<Throughput> {
   const before = await server.stats();
   const result = await load({ route: one(server.port), concurrency: CONCURRENCY, seconds, maxCycles: 200_000, prefix });
   const after = await server.stats();
@@ -34,7 +34,7 @@ async function throughput(server: CycleProcess, seconds: number, prefix: string)
   return { load: result, cyclesPerSecond: result.cycles / result.seconds, cpuMsPerCycle: (after.cpuUs - before.cpuUs) / 1000 / cycles };
 }
 
-async function warm(server: CycleProcess, prefix: string) {
+export async function warm(server: CycleProcess, prefix: string) {
   await load({ route: one(server.port), concurrency: CONCURRENCY, seconds: 1, maxCycles: 2_000, prefix });
 }
 
@@ -55,6 +55,42 @@ async function sdkShare(server: CycleProcess, ctx: CycleContext, label: string):
   return msOf('package: openai') / Math.max(1, summary.totalMs - msOf('(idle)'));
 }
 
+export interface CountedCycles {
+  /** Store backend calls by method, over all COUNTED_CYCLES. */
+  store: Counts;
+  /** Event log calls by method (contract §11), counted apart from the store's. */
+  log: Counts;
+  /** The log's appends by the events each carried. */
+  appendShapes: Counts;
+  /** Redis's own command counters over the same cycles, when `redis` was given. */
+  redis?: Counts;
+}
+
+/**
+ * COUNTED_CYCLES questions one after another, nothing else running, so every backend call is theirs: the
+ * server's counts (store and log) before and after, and Redis's command counters when given.
+ */
+export async function countCycles(server: CycleProcess, prefix: string, redis?: { port: number }): Promise<CountedCycles> {
+  const before = await server.stats();
+  const redisBefore = redis ? await commandStats(redis.port) : undefined;
+  const counted = await load({ route: one(server.port), concurrency: 1, seconds: 60, maxCycles: COUNTED_CYCLES, prefix });
+  if (counted.cycles !== COUNTED_CYCLES) throw new Error(`${prefix}: counted cycles failed: ${counted.firstError}`);
+  // A run may still release its lease after `done` has reached the browser; those calls are the cycle's too.
+  await sleep(300);
+  const after = await server.stats();
+  const out: CountedCycles = {
+    store: countsDelta(after.counts, before.counts),
+    log: countsDelta(after.logCounts, before.logCounts),
+    appendShapes: countsDelta(after.appendShapes, before.appendShapes),
+  };
+  if (redis && redisBefore) {
+    const delta = countsDelta(await commandStats(redis.port), redisBefore);
+    delete delta.info;
+    out.redis = delta;
+  }
+  return out;
+}
+
 interface BackendCost {
   perCycle: Counts;
   redisCommands?: Counts;
@@ -66,26 +102,11 @@ async function measureBackend(ctx: CycleContext, backend: 'memory' | 'sqlite' | 
   const server = await CycleProcess.start(backend, ['demo', storeSpec(ctx, backend, 'cost'), ctx.model.baseURL]);
   try {
     await warm(server, `${backend}-warm`);
-    const before = await server.stats();
-    const redisBefore = backend === 'redis' ? await commandStats(ctx.redis!.port) : undefined;
-    const counted = await load({
-      route: one(server.port),
-      concurrency: 1,
-      seconds: 60,
-      maxCycles: COUNTED_CYCLES,
-      prefix: `${backend}-count`,
-    });
-    if (counted.cycles !== COUNTED_CYCLES) throw new Error(`${backend}: counted cycles failed: ${counted.firstError}`);
-    // A run may still release its lease after `done` has reached the browser; those calls are the cycle's too.
-    await sleep(300);
-    const after = await server.stats();
-    const perCycle = countsDelta(after.counts, before.counts);
-    let redisCommands: Counts | undefined;
-    if (redisBefore) {
-      const delta = countsDelta(await commandStats(ctx.redis!.port), redisBefore);
-      delete delta.info;
-      redisCommands = delta;
-    }
+    const { store: perCycle, redis: redisCommands } = await countCycles(
+      server,
+      `${backend}-count`,
+      backend === 'redis' ? ctx.redis : undefined,
+    );
     const run = await throughput(server, ctx.seconds, `${backend}-load`);
     const share = backend === 'memory' ? await sdkShare(server, ctx, backend) : undefined;
     return { perCycle, ...(redisCommands ? { redisCommands } : {}), run, ...(share !== undefined ? { sdkShare: share } : {}) };

@@ -2,38 +2,60 @@
  * The server side of the cycle benchmark, in its own process so its CPU is its own. Arguments:
  * `demo <store> <modelBaseURL>` serves the demo app (Koa, persistent host) on a store whose backend calls
  * are counted; `bare - <modelBaseURL>` serves the same two exchanges on node:http with the same `openai`
- * client and no store. `<store>` is `memory`, `sqlite:<file>` (node:sqlite) or `redis:<url>`. The parent talks
+ * client and no store. `<store>` is `memory`, `sqlite:<file>` (node:sqlite) or `redis:<url>`. After them,
+ * `--no-log` serves the demo on the same store with an event log that does nothing (the baseline of what
+ * the log costs), `--record-appends` keeps when each logged frame's append started, by frame id, for the
+ * parent to ask (`appends`), and `--loop-delay` watches the event loop's delay (`loop`). The parent talks
  * over IPC.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { createKeyedStore, createMemoryBackend, type Backend } from '../plugin/store/index.js';
+import { frameId } from '../plugin/store/event-log.js';
 import type { SseSink } from '../plugin/core/host.js';
 import { formatEvent, SSE_HEADERS } from '../plugin/index.js';
 import { createDemoApp } from '../demo/app.js';
 import { discardingAudit, QUESTION } from './lib/bench-kit.js';
 import { counting, type Counts } from './lib/counting-backend.js';
 import { inProcessModelFetch } from './lib/instant-model.js';
+import { withoutLog } from './lib/no-log.js';
+import { epochMs } from './lib/stats.js';
 
 export type ToServer =
   | { type: 'stats'; gc?: boolean }
   | { type: 'seed'; prefix: string; from: number; to: number; concurrency: number; deadlineMs: number }
   | { type: 'profile'; action: 'start' }
-  | { type: 'profile'; action: 'stop'; file: string };
+  | { type: 'profile'; action: 'stop'; file: string }
+  | { type: 'appends' }
+  | { type: 'loop' };
 export type FromServer =
   | { type: 'ready'; port: number }
-  | { type: 'stats'; counts: Counts; cpuUs: number; rssBytes: number; heapUsedBytes: number }
+  | { type: 'stats'; counts: Counts; logCounts: Counts; appendShapes: Counts; cpuUs: number; rssBytes: number; heapUsedBytes: number }
+  /** Frame id → when its append started (epochMs), for the frames appended since the last ask. */
+  | { type: 'appends'; started: Record<string, number> }
+  /** How late the event loop ran its timers since the last ask, ms: the server's own stalls. */
+  | { type: 'loop'; p99Ms: number; maxMs: number }
   | { type: 'seeded'; seeded: number; failed: number; seconds: number }
   | { type: 'profiled' };
 
-const [mode = 'demo', storeSpec = 'memory', baseURL = ''] = process.argv.slice(2);
+const [mode = 'demo', storeSpec = 'memory', baseURL = '', ...flags] = process.argv.slice(2);
 const MODEL = 'bench-model';
 const counts: Counts = {};
+const logCounts: Counts = {};
+/** Appends by the events they carried, e.g. `user_input_required + done`: which frames shared an append. */
+const appendShapes: Counts = {};
+let appendsStarted: Record<string, number> = {};
+const recordAppends = flags.includes('--record-appends');
+// Off unless asked: its timer wakes the loop every 10 ms, which the other figures should not pay.
+const LOOP_RESOLUTION_MS = 10;
+const loopDelay = flags.includes('--loop-delay') ? monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS }) : undefined;
+loopDelay?.enable();
 
 async function openBackend(spec: string): Promise<Backend> {
   if (spec === 'memory') return createMemoryBackend();
@@ -89,8 +111,18 @@ interface Served {
 const SEEDER = { cookies: { get: () => undefined, set: () => undefined }, secure: false };
 
 async function demoServer(): Promise<Served> {
-  const { backend } = counting(await openBackend(storeSpec), counts);
-  const store = createKeyedStore(backend);
+  const { backend } = counting(await openBackend(storeSpec), counts, {
+    counts: logCounts,
+    onAppend: (frames) => {
+      const shape = frames.map((frame) => frame.event).join(' + ');
+      appendShapes[shape] = (appendShapes[shape] ?? 0) + 1;
+      if (!recordAppends) return;
+      const at = epochMs();
+      for (const frame of frames) appendsStarted[frameId(frame)] = at;
+    },
+  });
+  const keyed = createKeyedStore(backend);
+  const store = flags.includes('--no-log') ? withoutLog(keyed) : keyed;
   const client = new OpenAI({ baseURL, apiKey: 'bench', maxRetries: 0 });
   const options = { store, model: MODEL, audit: discardingAudit(), server: 'koa', locale: 'en', onError } as const;
   const demo = await createDemoApp({ ...options, client });
@@ -243,7 +275,23 @@ process.on('message', async (m: ToServer) => {
     if (m.gc) for (let i = 0; i < 3; i++) globalThis.gc?.();
     const { rss, heapUsed } = process.memoryUsage();
     const cpu = process.cpuUsage();
-    send({ type: 'stats', counts: { ...counts }, cpuUs: cpu.user + cpu.system, rssBytes: rss, heapUsedBytes: heapUsed });
+    send({
+      type: 'stats',
+      counts: { ...counts },
+      logCounts: { ...logCounts },
+      appendShapes: { ...appendShapes },
+      cpuUs: cpu.user + cpu.system,
+      rssBytes: rss,
+      heapUsedBytes: heapUsed,
+    });
+  } else if (m.type === 'appends') {
+    send({ type: 'appends', started: appendsStarted });
+    appendsStarted = {};
+  } else if (m.type === 'loop') {
+    // The histogram holds whole timer intervals in ns: lateness is what exceeds the interval.
+    const late = (ns: number) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
+    send({ type: 'loop', p99Ms: late(loopDelay?.percentile(99) ?? 0), maxMs: late(loopDelay?.max ?? 0) });
+    loopDelay?.reset();
   } else if (m.type === 'seed') {
     send({ type: 'seeded', ...(await seed(m)) });
   } else if (m.action === 'start') {

@@ -15,7 +15,7 @@ const IDLE_SECONDS = 10;
 const TARGETS = { memoryRatio: 2, idleWritesPerSecond: 20 };
 
 /** Resolves once the model holds `count` requests, or throws after `limitMs`. */
-async function modelHolds(ctx: CycleContext, count: number, limitMs = 30_000) {
+export async function modelHolds(ctx: CycleContext, count: number, limitMs = 30_000) {
   const until = Date.now() + limitMs;
   while (ctx.model.held < count) {
     if (Date.now() > until) throw new Error(`only ${ctx.model.held} of ${count} chat streams reached the model`);

@@ -50,5 +50,7 @@ const missed = rows.filter((r: ResultRow) => r.met === false);
 console.log(
   `\nTargets: ${rows.filter((r) => r.met === true).length} met, ${missed.length} not met${failed.length ? `; failed to run: ${failed.join(', ')}` : ''}.`,
 );
-for (const r of missed) console.log(`  not met — ${r.group}: ${r.metric} = ${r.value} (${r.ratio}; target ${r.target})`);
+// An absolute target has no ratio: the figure alone is set against it.
+for (const r of missed)
+  console.log(`  not met — ${r.group}: ${r.metric} = ${r.value} (${r.ratio ? `${r.ratio}; ` : ''}target ${r.target})`);
 console.log(`\nTotal benchmark time ${parts.reduce((t, p) => t + p.seconds, 0).toFixed(0)} s; JSON in bench/results/latest.json`);

@@ -1,24 +1,51 @@
 /**
  * Counts what the keyed store asks of its backend, by method name. A Proxy rather than a fixed list of
  * methods, so whatever the store's backend interface grows (a key scan, a batch) is counted as well.
+ * The backend's event log (contract §11) is counted apart, in the counts `log` names, so the store's
+ * round trips stay one figure and the log's another.
  */
 import type { Backend } from '../../plugin/store/index.js';
+import type { LogBackend, LogFrame } from '../../plugin/store/event-log.js';
 
 export type Counts = Record<string, number>;
 
-export function counting(backend: Backend, counts: Counts = {}): { backend: Backend; counts: Counts } {
-  // Properties such as `settlesInline` pass through: the wrapped methods still settle the way the backend's do.
-  const proxy = new Proxy(backend, {
-    get(target, name, receiver) {
-      const value: unknown = Reflect.get(target, name, receiver);
+export interface LogCounting {
+  /** Calls of the log's methods, by name. */
+  counts: Counts;
+  /** Called as an append starts, with its frames: when the running instance writes them. */
+  onAppend?: (frames: readonly LogFrame[]) => void;
+}
+
+/** Every method call of `target` counted under its name in `counts`, `before` run first; `close` is not counted. */
+function countCalls<T extends object>(target: T, counts: Counts, before?: (name: string, args: unknown[]) => void): T {
+  return new Proxy(target, {
+    get(object, name, receiver) {
+      const value: unknown = Reflect.get(object, name, receiver);
       if (typeof value !== 'function' || name === 'close' || typeof name !== 'string') return value;
       return (...args: unknown[]) => {
         counts[name] = (counts[name] ?? 0) + 1;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+        before?.(name, args);
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
       };
     },
   });
-  return { backend: proxy, counts };
+}
+
+export function counting(backend: Backend, counts: Counts = {}, log?: LogCounting): { backend: Backend; counts: Counts } {
+  // Properties such as `settlesInline` pass through: the wrapped methods still settle the way the backend's do.
+  const counted = countCalls(backend, counts);
+  if (!log || !backend.log) return { backend: counted, counts };
+  const onAppend = log.onAppend;
+  const countedLog: LogBackend = countCalls(
+    backend.log,
+    log.counts,
+    onAppend && ((name, args) => name === 'append' && onAppend(args[1] as readonly LogFrame[])),
+  );
+  // The store reads `log` once when it is built; every other property still comes from the counted backend.
+  return {
+    backend: new Proxy(counted, { get: (object, name, receiver) => (name === 'log' ? countedLog : Reflect.get(object, name, receiver)) }),
+    counts,
+  };
 }
 
 /** `after - before`, per name, dropping names that did not move. */

@@ -4,6 +4,7 @@
  * card on POST /api/chat/continue, read to `done`. Every request carries one fixed owner cookie.
  */
 import { Agent, request } from 'node:http';
+import { epochMs } from './stats.js';
 
 const OWNER_COOKIE = 'ask_user_owner=bench-browser-identity-0123456789abcdefghij';
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
@@ -115,8 +116,78 @@ export async function load({ route, concurrency, seconds, maxCycles, prefix }: L
 }
 
 /** A chat stream held open: resolves when it ends; `abort` drops it. */
-export function openChat(port: number, sessionId: string) {
+export function openChat(port: number, sessionId: string, message = 'Migrate the schema.') {
   const controller = new AbortController();
-  const ended = post(port, '/api/chat', { sessionId, message: 'Migrate the schema.' }, controller.signal).catch(() => undefined);
+  const ended = post(port, '/api/chat', { sessionId, message }, controller.signal).catch(() => undefined);
   return { ended, abort: () => controller.abort() };
+}
+
+/** A frame as the client read it: its id (none for a frame without one) and when its bytes arrived (epochMs). */
+export interface TimedFrame {
+  id?: string;
+  event: string;
+  at: number;
+}
+
+export interface OpenStream {
+  /** The status, once the response's headers are in; `at` is when (epochMs). */
+  headers: Promise<{ status: number; at: number }>;
+  /** Every frame read, once the stream ended or was dropped. */
+  ended: Promise<TimedFrame[]>;
+  abort(): void;
+}
+
+/**
+ * An SSE request read as it arrives: each frame stamped with the time its bytes came off the socket, so a
+ * frame's delay can be set against when the server wrote it. A POST when `body` is given, else a GET.
+ */
+export function openStream(port: number, path: string, body?: unknown): OpenStream {
+  const controller = new AbortController();
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const frames: TimedFrame[] = [];
+  let headersSeen!: (value: { status: number; at: number }) => void;
+  const headers = new Promise<{ status: number; at: number }>((resolve) => (headersSeen = resolve));
+  const ended = new Promise<TimedFrame[]>((resolve) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: payload === undefined ? 'GET' : 'POST',
+        agent,
+        signal: controller.signal,
+        headers: {
+          cookie: OWNER_COOKIE,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        },
+      },
+      (res) => {
+        headersSeen({ status: res.statusCode ?? 0, at: epochMs() });
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const at = epochMs();
+          text += chunk;
+          let end: number;
+          while ((end = text.indexOf('\n\n')) >= 0) {
+            const block = text.slice(0, end);
+            text = text.slice(end + 2);
+            const lines = block.split('\n');
+            const field = (name: string) => lines.find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+            const event = field('event');
+            const id = field('id');
+            if (event) frames.push({ ...(id ? { id } : {}), event, at });
+          }
+        });
+        res.on('end', () => resolve(frames));
+        res.on('error', () => resolve(frames));
+      },
+    );
+    req.on('error', () => {
+      headersSeen({ status: 0, at: epochMs() });
+      resolve(frames);
+    });
+    req.end(payload);
+  });
+  return { headers, ended, abort: () => controller.abort() };
 }

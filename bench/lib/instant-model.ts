@@ -2,8 +2,10 @@
  * A Chat Completions endpoint that costs next to nothing, so a cycle's time is the server's own: the first
  * call of a run answers with one `ask_user` tool call, the call after the answer with a short text, both
  * streamed as the real API streams them. `hold` keeps new requests waiting, for holding chat streams open.
+ * With `slow` set, a run whose message is SLOW_MESSAGE gets a text answer instead, in `chunks` parts
+ * `gapMs` apart: a run that streams for a while, for following it live from another instance.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QUESTION_ARGUMENTS } from './bench-kit.js';
 
@@ -23,12 +25,30 @@ export function streamedAnswer(lastRole: string | undefined): string {
   return `${head}${chunk(id, { tool_calls: [call] })}${chunk(id, {}, 'tool_calls')}data: [DONE]\n\n`;
 }
 
-const lastRoleOf = (body: string): string | undefined =>
-  (JSON.parse(body) as { messages?: Array<{ role?: string }> }).messages?.at(-1)?.role;
+const lastMessageOf = (body: string): { role?: string; content?: unknown } | undefined =>
+  (JSON.parse(body) as { messages?: Array<{ role?: string; content?: unknown }> }).messages?.at(-1);
+const lastRoleOf = (body: string): string | undefined => lastMessageOf(body)?.role;
+
+/** The user message that asks the model for a slow text answer (see `slow`). */
+export const SLOW_MESSAGE = 'Tell me slowly.';
 
 /** A `fetch` for the `openai` client that answers in-process: seeding questions without a socket per call. */
 export const inProcessModelFetch = async (_url: unknown, init?: { body?: unknown }): Promise<Response> =>
   new Response(streamedAnswer(lastRoleOf(String(init?.body ?? '{}'))), { headers: { 'content-type': 'text/event-stream' } });
+
+/** A text answer in parts, one every `gapMs`, each its own write. */
+function trickle(res: ServerResponse, { chunks, gapMs }: { chunks: number; gapMs: number }): void {
+  const id = `chatcmpl-${++calls}`;
+  res.write(chunk(id, { role: 'assistant', content: '' }));
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed) return clearInterval(timer);
+    res.write(chunk(id, { content: `part ${++sent} ` }));
+    if (sent < chunks) return;
+    clearInterval(timer);
+    res.end(`${chunk(id, {}, 'stop')}data: [DONE]\n\n`);
+  }, gapMs);
+}
 
 export interface InstantModel {
   baseURL: string;
@@ -40,7 +60,12 @@ export interface InstantModel {
   close(): Promise<void>;
 }
 
-export async function startInstantModel(): Promise<InstantModel> {
+export interface InstantModelOptions {
+  /** How a SLOW_MESSAGE run is answered: text in `chunks` parts, `gapMs` apart. */
+  slow?: { chunks: number; gapMs: number };
+}
+
+export async function startInstantModel({ slow }: InstantModelOptions = {}): Promise<InstantModel> {
   let answered = 0;
   let holding = false;
   const waiting: Array<() => void> = [];
@@ -48,11 +73,14 @@ export async function startInstantModel(): Promise<InstantModel> {
     const parts: Buffer[] = [];
     req.on('data', (p: Buffer) => parts.push(p));
     req.on('end', () => {
+      const body = Buffer.concat(parts).toString('utf8');
       const answer = () => {
         if (res.destroyed) return;
         answered++;
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        res.end(streamedAnswer(lastRoleOf(Buffer.concat(parts).toString('utf8'))));
+        const last = lastMessageOf(body);
+        if (slow && last?.role === 'user' && last.content === SLOW_MESSAGE) return void trickle(res, slow);
+        res.end(streamedAnswer(last?.role));
       };
       if (holding) waiting.push(answer);
       else answer();

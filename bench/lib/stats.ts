@@ -44,3 +44,9 @@ export function bytes(value: number): string {
 }
 
 export const perSecond = (value: number): string => `${Math.round(value).toLocaleString('en-US')} req/s`;
+
+/**
+ * Wall-clock epoch ms with sub-ms digits: comparable across processes on one machine (each process's
+ * origin is read from the same system clock), unlike `performance.now()` alone.
+ */
+export const epochMs = (): number => performance.timeOrigin + performance.now();
