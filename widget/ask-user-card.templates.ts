@@ -6,7 +6,7 @@
 import { html, nothing, type TemplateResult } from 'lit';
 import { live } from 'lit/directives/live.js';
 import type { AskUserOption } from '../plugin/contract/schema.js';
-import type { CardHandlers, CardView, InvalidAnswer } from './card-state.js';
+import type { ApprovalParts, CardHandlers, CardView, InvalidAnswer } from './card-state.js';
 import {
   MAX_CUSTOM_INPUT,
   boundValues,
@@ -112,13 +112,15 @@ export function receiptTemplate(
   r: Receipt,
   s: AskUserStrings,
   locale: AskUserLocale,
+  approval?: ApprovalParts,
 ): TemplateResult {
   const note = receiptNoteKey(r);
   const choice = isChoice(req.mode);
   const typed = r.customInput ?? '';
   const labels = r.selections ? selectionLabels(req, r.selections) : [];
   const showAnswer =
-    (r.kind === 'answered' || r.kind === 'elsewhere') && (r.selections !== undefined || r.customInput !== undefined || !!r.answers);
+    (r.kind === 'answered' || r.kind === 'elsewhere') &&
+    (r.selections !== undefined || r.customInput !== undefined || !!r.answers || !!r.decisions);
   return html`<div part="receipt" class="receipt" data-kind=${r.kind} tabindex="-1" role="group" aria-labelledby="receipt-status">
     <p part="receipt-question" class="receipt-question">${req.title}</p>
     ${r.late ? html`<p part="receipt-note" class="receipt-note late">${s.lateAnswerNotUsed}</p>` : nothing}
@@ -126,33 +128,36 @@ export function receiptTemplate(
     ${
       !showAnswer
         ? nothing
-        : req.questions
-          ? html`<dl part="receipt-answer" class="receipt-answer">
-              ${req.questions.map((q, i) => {
-                const a = r.answers?.find((x) => x.id === q.id) ?? r.answers?.[i];
-                const said = a ? [...selectionLabels(q, a.selections), a.customInput].filter(Boolean).join(s.listSeparator) : '';
-                // Another tab's answer reports only the length of its text.
-                return html`<dt>${q.header || q.title}</dt>
-                  <dd>${said || (a?.customInputLength ? s.receiptTextNotShown : s.receiptSkipped)}</dd>`;
-              })}
-            </dl>`
-          : html`<dl part="receipt-answer" class="receipt-answer">
-              ${
-                req.mode === 'url'
-                  ? html`<dt>${s.openLink}</dt>
-                      <dd>${linkHost(req)}</dd>`
-                  : choice
-                    ? html`<dt>${s.receiptSelections}</dt>
-                        <dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>`
+        : r.decisions
+          ? // An approval card's decisions (§12), listed by its chunk once loaded.
+            approval?.receipt(r.decisions)
+          : req.questions
+            ? html`<dl part="receipt-answer" class="receipt-answer">
+                ${req.questions.map((q, i) => {
+                  const a = r.answers?.find((x) => x.id === q.id) ?? r.answers?.[i];
+                  const said = a ? [...selectionLabels(q, a.selections), a.customInput].filter(Boolean).join(s.listSeparator) : '';
+                  // Another tab's answer reports only the length of its text.
+                  return html`<dt>${q.header || q.title}</dt>
+                    <dd>${said || (a?.customInputLength ? s.receiptTextNotShown : s.receiptSkipped)}</dd>`;
+                })}
+              </dl>`
+            : html`<dl part="receipt-answer" class="receipt-answer">
+                ${
+                  req.mode === 'url'
+                    ? html`<dt>${s.openLink}</dt>
+                        <dd>${linkHost(req)}</dd>`
+                    : choice
+                      ? html`<dt>${s.receiptSelections}</dt>
+                          <dd>${labels.length ? labels.join(s.listSeparator) : s.receiptNothing}</dd>`
+                      : nothing
+                }
+                ${
+                  typed || !(choice || req.mode === 'url')
+                    ? html`<dt>${s.receiptCustom}</dt>
+                        <dd>${typed || s.receiptNothing}</dd>`
                     : nothing
-              }
-              ${
-                typed || !(choice || req.mode === 'url')
-                  ? html`<dt>${s.receiptCustom}</dt>
-                      <dd>${typed || s.receiptNothing}</dd>`
-                  : nothing
-              }
-            </dl>`
+                }
+              </dl>`
     }
     ${
       r.at
@@ -175,7 +180,7 @@ function submitOnCtrlEnter(e: KeyboardEvent): void {
 /** The whole card: the form or its receipt, and the live region that speaks each change. */
 export function cardTemplate(v: CardView, on: CardHandlers): TemplateResult {
   return html`<div part="base" class="base">
-    ${v.phase === 'closed' && v.receipt ? receiptTemplate(v.req, v.receipt, v.s, v.locale) : formTemplate(v, on)}
+    ${v.phase === 'closed' && v.receipt ? receiptTemplate(v.req, v.receipt, v.s, v.locale, v.approval) : formTemplate(v, on)}
     <div class="sr-only" role="status" aria-live="polite" aria-atomic="true">${v.announcement}</div>
   </div>`;
 }
@@ -188,6 +193,7 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
   const { req, s } = v;
   const busy = v.phase === 'submitting';
   const qs = req.questions;
+  const approval = v.approval;
   const question = (q: Question, i: number) =>
     questionTemplate(
       { q, p: qs ? `q${i}-` : '', draft: v.drafts[i]!, previewed: v.previewed[i], invalid: v.invalid[i], s, locale: v.locale },
@@ -199,16 +205,16 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
     part="form"
     novalidate
     aria-busy=${busy}
-    aria-labelledby=${qs ? 'title' : nothing}
+    aria-labelledby=${qs || approval ? 'title' : nothing}
     aria-describedby=${qs && req.description ? 'description' : nothing}
     @submit=${on.submit}
     @keydown=${submitOnCtrlEnter}
   >
     ${
-      qs
+      qs || approval
         ? html`<h2 part="heading" class="heading" id="title" tabindex="-1">${req.title}</h2>
             ${req.description ? html`<div part="description" class="description" id="description">${richText(req.description)}</div>` : nothing}
-            ${qs.map(question)}`
+            ${approval ? approval.form() : qs!.map(question)}`
         : question(req, 0)
     }
     ${failureTemplate(v, on)} ${expiryTemplate(v)}
@@ -228,7 +234,7 @@ function formTemplate(v: CardView, on: CardHandlers): TemplateResult {
               @auxclick=${on.open}
               >${s.openLink}</a
             >`
-          : isAnswerable(req)
+          : approval || isAnswerable(req)
             ? html`<button part="submit-button" class="primary" type="submit" aria-disabled=${busy}>
                 ${busy && !v.sent?.cancelled ? s.submitting : req.submitLabel || s.submit}
               </button>`

@@ -1,10 +1,14 @@
-import { LitElement, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, html, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
+import { live } from 'lit/directives/live.js';
 import { ContextConsumer } from '@lit/context';
 import type { Answer, DoneReason, InteractionResolved, QuestionAnswer } from '../plugin/contract/schema.js';
 import { cancelAnswerFor } from '../plugin/contract/tool-result.js';
 import { cardStyles } from './ask-user-card.styles.js';
 import { cardMessage, cardTemplate, receiptAnnouncement } from './ask-user-card.templates.js';
+import type { ApprovalDecision } from '../plugin/contract/approval.js';
+import type { ApprovalForm, LitParts } from './approval-card.js';
 import type { CardHandlers, ErrorOutcome, Phase } from './card-state.js';
+import type { FocusTarget } from './focus-controller.js';
 import { askUserContext } from './context.js';
 import { CountdownController } from './countdown-controller.js';
 import { AskUserExpiredEvent } from './events.js';
@@ -21,10 +25,20 @@ import {
   type Receipt,
   type SubmitFailure,
 } from './receipt.js';
-import { DEFAULT_LOCALE, resolveLocale, resolveStrings, type AskUserStrings } from './strings.js';
+import { DEFAULT_LOCALE, resolveLocale, resolveStrings, type AskUserApprovalStrings, type AskUserStrings } from './strings.js';
 import { SubmissionController } from './submission-controller.js';
 
 export type { AskUserRequest } from './read-answer.js';
+
+/**
+ * The approval card's chunk (§12), loaded the first time an approval card appears, as the Markdown
+ * renderer is for rich text: a card that asks a question never downloads it. It gets lit from here, so
+ * the standalone bundle's entry exports nothing more for it.
+ */
+let approvalChunk: typeof import('./approval-card.js') | undefined;
+let approvalLoading: Promise<unknown> | undefined;
+let approvalFailed = false;
+const LIT_PARTS: LitParts = { html, nothing, live };
 export type { AskUserReceipt } from './receipt.js';
 export type { DoneReason } from '../plugin/contract/schema.js';
 
@@ -147,13 +161,19 @@ export class AskUserCard extends LitElement {
    * shows the receipt, rejecting (or resolving to `{ ok: false, status, error }` or a non-ok `Response`)
    * shows the error. Used instead of a provider's submission.
    */
-  declare onSubmit?: (selections: string[], customInput: string, cancelled: boolean, answers?: QuestionAnswer[]) => void | Promise<unknown>;
+  declare onSubmit?: (
+    selections: string[],
+    customInput: string,
+    cancelled: boolean,
+    answers?: QuestionAnswer[],
+    decisions?: ApprovalDecision[],
+  ) => void | Promise<unknown>;
 
   /** `zh-CN` (default) or `en`; also read from the `lang` attribute, then from a provider. */
   declare locale?: string;
 
   /** Overrides for any subset of the built-in strings. */
-  declare strings?: Partial<AskUserStrings>;
+  declare strings?: Partial<AskUserStrings & AskUserApprovalStrings>;
 
   /** Base URL of the routes: with it (or a provider) the card submits by itself. Wins over the provider's. */
   declare endpoint?: string;
@@ -177,6 +197,10 @@ export class AskUserCard extends LitElement {
   private _locale = DEFAULT_LOCALE;
   declare private _requestId?: string;
   private _normalize = normalizedOnce();
+  /** The open approval card's drafts and templates (§12), from its chunk. */
+  declare private _approvalForm?: ApprovalForm;
+  /** Where focus was to go when an approval card drew nothing yet, its chunk still loading. */
+  declare private _focusAfterLoad?: FocusTarget;
 
   /** What an enclosing `<ask-user-provider>` gives; updates re-render the card. */
   private _provided = new ContextConsumer(this, { context: askUserContext, subscribe: true });
@@ -301,6 +325,12 @@ export class AskUserCard extends LitElement {
     // The host's receipt, when set, is what the card shows; nothing at all for one it cannot read.
     const given = this.receipt == null ? undefined : normalizeReceipt(this.receipt);
     if (!req || (this.receipt != null && !given)) return nothing;
+    const approval = this._approval(req);
+    // An approval card draws once its chunk is in; if it cannot load, the card offers cancel as for an unknown mode.
+    if (req.mode === 'approval' && !approval && !approvalFailed) {
+      this._focusAfterLoad ??= this._focus.next;
+      return nothing;
+    }
     const { _phase: phase, _receipt: receipt, _failure: failure, _announcement: announcement, _s: s, _locale: locale } = this;
     const { drafts, invalid } = this._answer;
     const { _previewed: previewed } = this;
@@ -318,6 +348,7 @@ export class AskUserCard extends LitElement {
         locale,
         sent: this._submission.sent,
         now: this._countdown.now,
+        approval,
       },
       this._on,
     );
@@ -328,11 +359,45 @@ export class AskUserCard extends LitElement {
   private _submit(e: Event): void {
     e.preventDefault();
     const req = this._req;
+    if (req?.mode === 'approval') return this._submitApproval();
     if (!req || this._phase !== 'pending' || !isAnswerable(req)) return;
     const checked = this._answer.check(req);
     if (checked.answer) return void this._submission.send(checked.answer);
     this._announce(this._message(checked.invalid.key, checked.invalid.values));
     this._focus.next = 'invalid';
+  }
+
+  /** An approval card's answer: one decision per call, checked as the server checks it (§12). */
+  private _submitApproval(): void {
+    const form = this._approvalForm;
+    if (!form || form.id !== this._req?.id || this._phase !== 'pending') return;
+    const checked = form.check();
+    if (checked.decisions)
+      return void this._submission.send({ selections: [], customInput: '', cancelled: false, decisions: checked.decisions });
+    this._announce(checked.message);
+    this._focus.next = 'invalid';
+  }
+
+  /** The approval card's form for `req`, made once per request; undefined for another mode or while its chunk loads. */
+  private _approval(req: AskUserRequest): ApprovalForm | undefined {
+    if (req.mode !== 'approval' || approvalFailed) return undefined;
+    if (!approvalChunk) {
+      approvalLoading ??= import('./approval-card.js').then(
+        (m) => (approvalChunk = m),
+        () => void (approvalFailed = true),
+      );
+      void approvalLoading.then(() => {
+        this._focus.next ??= this._focusAfterLoad;
+        this._focusAfterLoad = undefined;
+        this.requestUpdate();
+      });
+      return undefined;
+    }
+    if (this._approvalForm?.id !== req.id) {
+      this._approvalForm = new approvalChunk.ApprovalForm(LIT_PARTS, req.id, req.approvals, () => this.requestUpdate());
+    }
+    this._approvalForm.words(this._locale, this.strings);
+    return this._approvalForm;
   }
 
   private _submitting(answer: Answer): void {
@@ -346,6 +411,8 @@ export class AskUserCard extends LitElement {
     this._failure = outcome;
     this._announce(this._message(outcome.key));
     this._focus.next = 'server-error';
+    // A 422 naming a decision's field (`decisions[1].arguments.branch`, §12) marks it on its call.
+    if (outcome.path && this._approvalForm?.refuse(outcome.path)) return void (this._focus.next = 'invalid');
     // A 422 that names a field (`answers[1].customInput` on a §9.2 card) marks that question too, and focus goes there to fix it.
     const q = outcome.question ?? 0;
     if (!outcome.field || !this._req || !questionsOf(this._req)[q]) return;

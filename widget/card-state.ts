@@ -21,6 +21,12 @@ export interface InvalidAnswer {
   values?: BoundValues;
 }
 
+/** The approval card's chunk (§12), once loaded: its calls, its receipt list. See approval-card.ts. */
+export interface ApprovalParts {
+  form(): unknown;
+  receipt(decisions: readonly object[]): unknown;
+}
+
 /** Everything a render reads. The templates are pure functions of this and the handlers. */
 export interface CardView {
   req: AskUserRequest;
@@ -36,6 +42,8 @@ export interface CardView {
   /** The answer last handed to a submission: the busy labels and the retry button depend on it. */
   sent?: Answer;
   announcement: string;
+  /** An approval card's calls and receipt list (§12), once its chunk is loaded. */
+  approval?: ApprovalParts;
   /** The countdown's clock, in ms since the epoch. */
   now: number;
   s: AskUserStrings;

@@ -3,6 +3,7 @@
  * (the public calls) and client-calls.ts (their lazily loaded bodies) both import it, and neither imports
  * the other's code back, so the lazy chunk never forms an import cycle.
  */
+import type { ApprovalDecision } from '../plugin/contract/approval.js';
 import type { ChatEvent } from './chat-events.js';
 
 export interface ClientOptions {
@@ -140,13 +141,15 @@ export class ClientError extends Error implements ClientErrorInfo {
   }
 }
 
-/** The answer to one question (`selections`, `customInput`), or to a card of several (`answers`, docs/protocol.md §9.2). */
+/** The answer to one question (`selections`, `customInput`), a card of several (`answers`, docs/protocol.md §9.2) or an approval card (`decisions`, §12). */
 export interface ContinueRequest {
   sessionId: string;
   requestId: string;
   selections?: string[];
   customInput?: string;
   answers?: Array<{ id: string; selections: string[]; customInput: string }>;
+  /** An approval card's decisions (§12), one per call in the card's order; `[]` with a cancel. */
+  decisions?: ApprovalDecision[];
   cancelled: boolean;
 }
 

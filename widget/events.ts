@@ -4,6 +4,7 @@
  * listener.
  */
 import type { Answer, QuestionAnswer } from '../plugin/contract/schema.js';
+import type { ApprovalDecision } from '../plugin/contract/approval.js';
 import type { ChatEventStream, ConnectionState } from './client-types.js';
 import type { FailureOutcome, SubmitFailure } from './receipt.js';
 
@@ -16,6 +17,8 @@ export interface AskUserSubmitDetail {
   cancelled: boolean;
   /** A card of several questions (§9.2): one answer per question, in order (`[]` on a cancel); `selections` is then `[]` and `customInput` `''`. */
   answers?: QuestionAnswer[];
+  /** An approval card (§12): one decision per call, in order (`[]` on a cancel); `selections` is then `[]` and `customInput` `''`. */
+  decisions?: ApprovalDecision[];
 }
 
 /**

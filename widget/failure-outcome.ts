@@ -45,7 +45,15 @@ export function failureOutcome(failure: SubmitFailure): FailureOutcome {
   if (code === 'not_resumable') return { kind: 'receipt', receipt: { kind: 'not-resumable' } };
   if (code === 'not_found' || (!code && status === 404)) return { kind: 'receipt', receipt: { kind: 'gone' } };
   if (code === 'invalid_answer' || (!code && status === 422)) {
-    return { kind: 'error', key: 'errorInvalidAnswer', detail, retry: false, ...(at && { field: at.field, question: at.q }) };
+    const path = failure.error?.field;
+    return {
+      kind: 'error',
+      key: 'errorInvalidAnswer',
+      detail,
+      retry: false,
+      ...(at && { field: at.field, question: at.q }),
+      ...(path?.startsWith('decisions[') && { path }),
+    };
   }
   if (code === 'invalid_request' || (!code && status === 400)) return { kind: 'error', key: 'errorInvalidRequest', detail, retry: false };
   if (code === 'forbidden' || code === 'session_mismatch' || (!code && status === 403)) {

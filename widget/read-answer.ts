@@ -85,6 +85,8 @@ export function normalizeRequest(raw: AskUserRequest): AskUserRequest {
     ...(ids.size && { questions: questions as FormQuestion[] }),
     ...(isText(r.submitLabel) && { submitLabel: r.submitLabel }),
     ...(raw.mode === 'url' && isText(r.url) && { url: r.url }),
+    // An approval card's calls (§12) are read by its lazy chunk (approval-fields.ts), not here.
+    ...(raw.mode === 'approval' && Array.isArray(r.approvals) && { approvals: r.approvals }),
     ...(isText(r.sessionId) && { sessionId: r.sessionId }),
     ...(isText(r.expiresAt) && !Number.isNaN(Date.parse(r.expiresAt)) && { expiresAt: r.expiresAt }),
     ...(typeof r.resumable === 'boolean' && { resumable: r.resumable }),

@@ -7,6 +7,7 @@ import { remainingMs, type AnswerField } from './answer-fields.js';
 import { isRecord } from './chat-events.js';
 import type { AskUserRequest } from './read-answer.js';
 import type { AskUserStrings } from './strings.js';
+import type { ApprovalDecision } from '../plugin/contract/approval.js';
 
 export type ReceiptKind = ResolvedStatus | 'elsewhere' | 'gone' | 'not-resumable';
 
@@ -23,6 +24,8 @@ export interface AskUserReceipt {
   customInput?: string;
   /** A card of several questions (§9.2): each question's ids and text (the text unknown when another tab answered). */
   answers?: ReadonlyArray<{ id: string; selections: readonly string[]; customInput?: string; customInputLength?: number }>;
+  /** An approval card (§12): the decision on each call, in the card's order. */
+  decisions?: ReadonlyArray<ApprovalDecision>;
   /** How the run this answer continued ended (`markRunEnded`); unset while it runs. */
   runEnded?: DoneReason;
 }
@@ -52,15 +55,26 @@ export interface SubmitFailure {
 
 export type FailureOutcome =
   | { kind: 'receipt'; receipt: Receipt }
-  | { kind: 'error'; key: keyof AskUserStrings; detail?: string; retry: boolean; field?: AnswerField; question?: number };
+  | {
+      kind: 'error';
+      key: keyof AskUserStrings;
+      detail?: string;
+      retry: boolean;
+      field?: AnswerField;
+      question?: number;
+      /** The field of an approval card's decision the server's 422 named (`decisions[1].arguments.branch`, §12). */
+      path?: string;
+    };
 
 /** The receipt for this card's own accepted submission. */
 export function receiptForAnswer(answer: Answer, at: string): Receipt {
   return answer.cancelled
     ? { kind: 'cancelled', at }
-    : answer.answers
-      ? { kind: 'answered', at, answers: answer.answers.map((a) => ({ ...a, selections: [...a.selections] })) }
-      : { kind: 'answered', at, selections: [...answer.selections], customInput: answer.customInput };
+    : answer.decisions
+      ? { kind: 'answered', at, decisions: answer.decisions.map((d) => ({ ...d })) }
+      : answer.answers
+        ? { kind: 'answered', at, answers: answer.answers.map((a) => ({ ...a, selections: [...a.selections] })) }
+        : { kind: 'answered', at, selections: [...answer.selections], customInput: answer.customInput };
 }
 
 /**
@@ -72,6 +86,7 @@ export function receiptForResolved(
   sent: Answer | undefined,
 ): Receipt {
   const mine = sent && !sent.cancelled && status === 'answered' ? sent : undefined;
+  if (mine?.decisions) return { kind: status, at, decisions: mine.decisions };
   if (answers || mine?.answers) return { kind: status, at, answers: mine?.answers ?? answers };
   return { kind: status, at, selections: selections ?? mine?.selections, customInput: mine?.customInput, customInputLength };
 }
@@ -138,6 +153,9 @@ export function normalizeReceipt(raw: AskUserReceipt): AskUserReceipt | undefine
     customInput: text(r.customInput),
     answers: Array.isArray(r.answers)
       ? (r.answers.filter((a) => isRecord(a) && texts(a.selections)) as AskUserReceipt['answers'])
+      : undefined,
+    decisions: Array.isArray(r.decisions)
+      ? (r.decisions.filter((d) => isRecord(d) && (d.decision === 'approve' || d.decision === 'deny')) as AskUserReceipt['decisions'])
       : undefined,
     runEnded: typeof RUN_NOTES[r.runEnded as DoneReason] === 'string' ? (r.runEnded as DoneReason) : undefined,
   };

@@ -122,6 +122,55 @@ export interface AskUserStrings {
   previewNone: string;
 }
 
+/**
+ * The approval card's words (§12). Their zh-CN and en values ship in the approval card's lazy chunk
+ * (approval-strings.ts), so a card that asks no approval does not download them; the card's `strings`
+ * property overrides them as any other.
+ */
+export interface AskUserApprovalStrings {
+  /** Under a call's title: `{tool}` is the tool's name. */
+  approvalTool: string;
+  /** The name of a call's argument list. */
+  approvalArguments: string;
+  approvalNoArguments: string;
+  /** An empty list or object among the arguments. */
+  approvalEmpty: string;
+  /** Unfolds a long argument value, and folds it again. */
+  approvalShowAll: string;
+  approvalShowLess: string;
+  /** The legend of a call's Approve / Deny choice. */
+  approvalDecision: string;
+  approve: string;
+  deny: string;
+  /** The optional reason with Deny; `{max}` is its limit in characters. */
+  approvalReason: string;
+  approvalReasonHint: string;
+  approvalReasonTooLong: string;
+  /** `{tool}` is the tool's name. */
+  approvalAlways: string;
+  /** Opens the edit form of an editable call. */
+  approvalEdit: string;
+  /** The label of the JSON text of a call whose schema is not a flat object. */
+  approvalJson: string;
+  /** A call submitted without Approve or Deny. */
+  approvalChoose: string;
+  // An edit the card refuses, at the field it names.
+  approvalRequired: string;
+  approvalNotANumber: string;
+  approvalNotAnInteger: string;
+  approvalNotJson: string;
+  approvalNotAnObject: string;
+  approvalSchema: string;
+  /** On the call the server's 422 named. */
+  approvalRefused: string;
+  // Each decision, in the receipt; `{reason}` is the reason given.
+  approvalApproved: string;
+  approvalApprovedEdited: string;
+  approvalApprovedAlways: string;
+  approvalDenied: string;
+  approvalDeniedWithReason: string;
+}
+
 export type AskUserLocale = 'zh-CN' | 'en';
 
 const zhCN: AskUserStrings = {

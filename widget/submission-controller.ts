@@ -5,6 +5,7 @@
  * card through {@link SubmissionCard}; the controller keeps only what a retry and a 409 need to know.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ApprovalDecision } from '../plugin/contract/approval.js';
 import type { Answer, QuestionAnswer } from '../plugin/contract/schema.js';
 import type { ErrorOutcome, Phase } from './card-state.js';
 import { submitUserInput } from './client.js';
@@ -16,7 +17,13 @@ import { receiptForAnswer, type Receipt, type SubmitFailure } from './receipt.js
 
 /** Where an answer can go: the card's own settings, then its provider's. */
 export interface SubmissionRoute {
-  onSubmit?: (selections: string[], customInput: string, cancelled: boolean, answers?: QuestionAnswer[]) => void | Promise<unknown>;
+  onSubmit?: (
+    selections: string[],
+    customInput: string,
+    cancelled: boolean,
+    answers?: QuestionAnswer[],
+    decisions?: ApprovalDecision[],
+  ) => void | Promise<unknown>;
   endpoint?: string;
   sessionId?: string;
   fetch?: typeof fetch;
@@ -74,6 +81,7 @@ export class SubmissionController implements ReactiveController {
     const { selections, customInput, cancelled } = answer;
     // Copies: a listener or onSubmit that changes what it got cannot change what the card sends or shows.
     const answers = () => answer.answers?.map((a) => ({ ...a, selections: [...a.selections] }));
+    const decisions = () => answer.decisions?.map((d) => structuredClone(d));
     const event = new AskUserSubmitEvent({
       requestId: req.id,
       toolCallId: req.toolCallId,
@@ -82,6 +90,7 @@ export class SubmissionController implements ReactiveController {
       customInput,
       cancelled,
       ...(answer.answers && { answers: answers() }),
+      ...(answer.decisions && { decisions: decisions() }),
     });
     this._host.dispatchEvent(event);
     if (event.defaultPrevented) return;
@@ -92,9 +101,11 @@ export class SubmissionController implements ReactiveController {
       let result: unknown;
       try {
         // A card of one question keeps its three-argument call.
-        result = await (answer.answers
-          ? route.onSubmit([...selections], customInput, cancelled, answers())
-          : route.onSubmit([...selections], customInput, cancelled));
+        result = await (answer.decisions
+          ? route.onSubmit([], '', cancelled, undefined, decisions())
+          : answer.answers
+            ? route.onSubmit([...selections], customInput, cancelled, answers())
+            : route.onSubmit([...selections], customInput, cancelled));
       } catch (err) {
         if (stillMine()) this.fail(failureFromThrown(err), true);
         return;
@@ -112,7 +123,11 @@ export class SubmissionController implements ReactiveController {
       {
         sessionId,
         requestId: req.id,
-        ...(answer.answers ? { answers: answers() } : { selections: [...selections], customInput }),
+        ...(answer.decisions
+          ? { decisions: decisions() }
+          : answer.answers
+            ? { answers: answers() }
+            : { selections: [...selections], customInput }),
         cancelled,
       },
       { endpoint: route.endpoint ?? route.provided?.endpoint ?? '/api', fetch: route.fetch ?? route.provided?.fetch },

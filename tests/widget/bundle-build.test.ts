@@ -51,14 +51,25 @@ describe('the widget build', () => {
     }
   });
 
-  it('the ES module loads the client calls, the SSE parser and the Markdown renderer lazily, from sibling chunks', () => {
+  it('the ES module loads the client calls, the SSE parser, the Markdown renderer and the approval card lazily, from sibling chunks', () => {
     deepEqual(dynamicImports(bundles.module!).sort(), [
+      './ask-user-kit.approval-card.js',
       './ask-user-kit.client-calls.js',
       './ask-user-kit.markdown.js',
       './ask-user-kit.sse-stream.js',
     ]);
     ok(bundles.module!.includes('parseChatEvent'), 'the entry still exports the pure event checks');
     ok(!bundles.module!.includes('max-buffer-size-exceeded'), 'eventsource-parser is not in the entry');
+  });
+
+  it('the approval chunk (§12) stands alone: it imports nothing, holds the JSON Schema validator, and no entry does', () => {
+    for (const name of ['./ask-user-kit.approval-card.js', './ask-user-kit.standalone-approval-card.js']) {
+      deepEqual(staticImports(bundles[name]!), [], `imports of ${name}`);
+      ok(bundles[name]!.includes('2020-12'), `the validator is in ${name}`);
+    }
+    for (const entry of [bundles.module!, bundles.standalone!]) {
+      ok(!entry.includes('2020-12') && !entry.includes('approvalDeniedWithReason'), 'no validator or approval words in an entry');
+    }
   });
 
   it('each lazy chunk imports only lit and the entry, so shared code has one copy', () => {
@@ -69,9 +80,10 @@ describe('the widget build', () => {
     ok(bundles['./ask-user-kit.sse-stream.js']!.includes('max-buffer-size-exceeded'), 'the parser is in the sse-stream chunk');
   });
 
-  it('the standalone file loads the client calls and the SSE parser from its own chunks, and the Markdown renderer from the shared one', () => {
+  it('the standalone file loads the client calls, the SSE parser and the approval card from its own chunks, and the Markdown renderer from the shared one', () => {
     deepEqual(dynamicImports(bundles.standalone!).sort(), [
       './ask-user-kit.markdown.js',
+      './ask-user-kit.standalone-approval-card.js',
       './ask-user-kit.standalone-client-calls.js',
       './ask-user-kit.standalone-sse-stream.js',
     ]);

@@ -30,7 +30,12 @@ test('micromark and DOMPurify are in the Markdown chunk, not in the standalone o
 
   assert.deepEqual(
     standalone.map((c) => c.fileName).sort(),
-    ['ask-user-kit.standalone-client-calls.js', 'ask-user-kit.standalone-sse-stream.js', 'ask-user-kit.standalone.js'],
+    [
+      'ask-user-kit.standalone-approval-card.js',
+      'ask-user-kit.standalone-client-calls.js',
+      'ask-user-kit.standalone-sse-stream.js',
+      'ask-user-kit.standalone.js',
+    ],
     'the standalone build writes its entry and its own lazy chunks, but no Markdown chunk of its own',
   );
   const entry = module.find((c) => c.isEntry)!;

@@ -1,0 +1,3 @@
+import { describeApprovalChunk } from './helpers/approval-chunk.js';
+
+describeApprovalChunk('ask-user-kit.js', 'ask-user-kit.approval-card.js');
