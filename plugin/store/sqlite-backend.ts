@@ -9,7 +9,7 @@
  * is this process's clock, and a statement that got its lock past the deadline changes nothing. Waiting on
  * another process's lock happens in short slices with the event loop free in between (sqlite-connection.ts).
  *
- * The event log (sqlite-log.ts) keeps its tables in the same file, on a connection of its own.
+ * The event log (sqlite-log.ts) keeps its tables in the same file, on the same connection.
  *
  * Durability (`synchronous`, docs in the README): the journal is WAL. With `normal` (the default) a commit
  * is in the WAL file before the statement returns, so it survives kill -9 of any process; only an OS crash
@@ -62,7 +62,7 @@ export async function openSqliteBackend(
   if (file !== ':memory:') await mkdir(dirname(file), { recursive: true });
   const label = `sqlite://${file}`;
   let conn: SqliteConnection | undefined;
-  let opening: Promise<SqliteLog> | undefined;
+  let eventLog: SqliteLog | undefined;
   try {
     await withinBudget(`opening ${label}`, timeoutMs, async () => {
       const until = Date.now() + timeoutMs;
@@ -71,17 +71,13 @@ export async function openSqliteBackend(
       await conn.exec('PRAGMA journal_mode = WAL', until);
       await conn.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`, until);
       await conn.exec(CREATE_TABLE, until);
-      // After WAL is set: the log's connection opens on the same file in the same mode.
-      opening = SqliteLog.open(file, { label, timeoutMs, synchronous }, until);
-      await opening;
+      eventLog = await SqliteLog.on(conn, { label, timeoutMs }, until);
     });
   } catch (error) {
-    // Also when the log opens only after the budget ran out.
-    void opening?.then((log) => log.close()).catch(() => undefined);
     conn?.close();
     throw error;
   }
-  const eventLog = await opening!;
+  const log = eventLog!;
   const db = conn!;
   /** A read may wait out a lock for the store's whole budget; it writes nothing, so no deadline applies. */
   const read = (sql: string, ...params: Array<string | number>): Promise<Row[]> => db.all(sql, params, Date.now() + timeoutMs);
@@ -92,7 +88,7 @@ export async function openSqliteBackend(
       [Date.now()],
       Date.now() + timeoutMs,
     ).catch(() => undefined);
-    eventLog.sweep().catch(() => undefined);
+    log.sweep().catch(() => undefined);
   }, sweepEveryMs);
   sweep.unref();
 
@@ -153,7 +149,7 @@ export async function openSqliteBackend(
   return {
     kind: 'sqlite',
     label,
-    log: eventLog,
+    log,
     read: async (key) => {
       const rows = await read(`SELECT value FROM ${TABLE} WHERE key = ?`, key);
       const raw = rows[0]?.value;
@@ -185,7 +181,7 @@ export async function openSqliteBackend(
     },
     close: async () => {
       clearInterval(sweep);
-      await eventLog.close();
+      await log.close();
       db.close();
     },
   };

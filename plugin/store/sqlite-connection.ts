@@ -39,6 +39,29 @@ export class SqliteConnection {
     return this.#untilFree(until, () => this.#prepared(sql).all(...params));
   }
 
+  /**
+   * `body` as one IMMEDIATE transaction, all of it in one synchronous step: nothing else that uses this
+   * connection can run inside it, so the backend's swaps and the event log share one connection (and one
+   * lock). A file locked by another process is waited out as for `all`; a lock got after `until` is given
+   * back with nothing written. `body` may run again after a busy rollback, so it must be safe to repeat.
+   */
+  transaction<T>(until: number, body: (all: (sql: string, ...params: SQLInputValue[]) => Row[]) => T): Promise<T> {
+    return this.#untilFree(until, () => {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        if (Date.now() > until)
+          throw new StoreUnavailableError(`${this.#label}: the write lock came after the deadline; nothing was written`);
+        const result = body((sql, ...params) => this.#prepared(sql).all(...params));
+        this.#db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        // SQLite may have rolled back already (some errors do); then there is nothing left to undo.
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
   /** Runs statements that return nothing (pragmas, DDL), with the same retries. */
   exec(sql: string, until: number): Promise<void> {
     return this.#untilFree(until, () => this.#db.exec(sql));

@@ -8,9 +8,9 @@
  *   the file is local, so every process shares it);
  * - `ask_user_log_wake(id, key, origin, signal, at)`: one row per append or signal, for other processes.
  *
- * The log has a connection of its own: an append is one transaction over several statements, awaited one
- * by one, and nothing else may run on its connection meanwhile (the backend's swaps included). Its writes
- * take turns; its reads wait only while one of its transactions is open. Waiting on another process's
+ * The log shares the backend's connection: an append is one transaction of several statements run in one
+ * synchronous step (SqliteConnection.transaction), so nothing else on the connection can run inside it
+ * and the process holds one write lock, not two that wait on each other. Waiting on another process's
  * lock happens in slices with the event loop free, as for the backend (sqlite-connection.ts).
  *
  * Watchers in this process wake right after a local append or signal. Other processes learn of them by
@@ -85,20 +85,12 @@ export interface SqliteLogOptions {
   label: string;
   /** How long a statement waits out another process's lock; a write that gets it later changes nothing. */
   timeoutMs: number;
-  synchronous: 'normal' | 'full';
 }
 
 export class SqliteLog implements LogBackend {
-  /** Opens the log's connection on `file` and creates its tables; `until` bounds the wait for locks. */
-  static async open(file: string, options: SqliteLogOptions, until: number): Promise<SqliteLog> {
-    const conn = new SqliteConnection(file, options.label);
-    try {
-      await conn.exec(`PRAGMA synchronous = ${options.synchronous.toUpperCase()}`, until);
-      await conn.exec(SCHEMA, until);
-    } catch (error) {
-      conn.close();
-      throw error;
-    }
+  /** The log on the backend's connection: creates its tables; `until` bounds the wait for locks. */
+  static async on(conn: SqliteConnection, options: SqliteLogOptions, until: number): Promise<SqliteLog> {
+    await conn.exec(SCHEMA, until);
     return new SqliteLog(conn, options);
   }
 
@@ -109,10 +101,6 @@ export class SqliteLog implements LogBackend {
   readonly #origin = randomUUID();
   readonly #watchers = new Map<string, Set<Listener>>();
   readonly #poll: WakePoll;
-  /** The tail of this log's writes: each waits for the one before. */
-  #writes: Promise<unknown> = Promise.resolve();
-  /** Settles when the open transaction ends; undefined while none is open. */
-  #transaction: Promise<void> | undefined;
 
   private constructor(conn: SqliteConnection, { label, timeoutMs }: SqliteLogOptions) {
     this.#conn = conn;
@@ -136,26 +124,26 @@ export class SqliteLog implements LogBackend {
     // A batch over the run's bounds by itself keeps only its newest frames, and none of the run's older ones.
     const start = keptFrom(frames, limits);
     const kept = frames.slice(start);
-    await this.#write(async (all, now) => {
-      const expired = await all(`DELETE FROM ask_user_log_session WHERE key = ? AND expires < ? RETURNING key`, key, now);
-      if (expired.length > 0) await this.#dropSession(all, key);
-      const created = await all(
+    await this.#write((all, now) => {
+      const expired = all(`DELETE FROM ask_user_log_session WHERE key = ? AND expires < ? RETURNING key`, key, now);
+      if (expired.length > 0) this.#dropSession(all, key);
+      const created = all(
         `INSERT INTO ask_user_log_run (key, run, started, frames, bytes)
          SELECT ?1, ?2, IFNULL(MAX(started), 0) + 1, 0, 0 FROM ask_user_log_run WHERE key = ?1
          ON CONFLICT(key, run) DO NOTHING RETURNING started`,
         key,
         runId,
       );
-      if (created.length > 0) await this.#dropOldRuns(all, key, limits.maxRuns);
+      if (created.length > 0) this.#dropOldRuns(all, key, limits.maxRuns);
       else if (start > 0) {
-        await all(`DELETE FROM ask_user_log WHERE key = ? AND run = ?`, key, runId);
-        await all(`UPDATE ask_user_log_run SET frames = 0, bytes = 0 WHERE key = ? AND run = ?`, key, runId);
+        all(`DELETE FROM ask_user_log WHERE key = ? AND run = ?`, key, runId);
+        all(`UPDATE ask_user_log_run SET frames = 0, bytes = 0 WHERE key = ? AND run = ?`, key, runId);
       }
       let count = 0;
       let bytes = 0;
       for (const frame of kept) {
         // A frame already there (an append retried after a timeout) is not counted twice.
-        const inserted = await all(
+        const inserted = all(
           `INSERT INTO ask_user_log (key, run, seq, event, data, bytes) VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT(key, run, seq) DO NOTHING RETURNING bytes`,
           key,
@@ -170,20 +158,20 @@ export class SqliteLog implements LogBackend {
           bytes += Number(inserted[0]!.bytes);
         }
       }
-      const [totals] = await all(
+      const [totals] = all(
         `UPDATE ask_user_log_run SET frames = frames + ?, bytes = bytes + ? WHERE key = ? AND run = ? RETURNING frames, bytes`,
         count,
         bytes,
         key,
         runId,
       );
-      if (totals) await this.#trimRun(all, key, runId, { frames: Number(totals.frames), bytes: Number(totals.bytes) }, limits);
-      await all(
+      if (totals) this.#trimRun(all, key, runId, { frames: Number(totals.frames), bytes: Number(totals.bytes) }, limits);
+      all(
         `INSERT INTO ask_user_log_session (key, expires) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET expires = excluded.expires`,
         key,
         now + limits.windowMs,
       );
-      await all(`INSERT INTO ask_user_log_wake (key, origin, signal, at) VALUES (?, ?, NULL, ?)`, key, this.#origin, now);
+      all(`INSERT INTO ask_user_log_wake (key, origin, signal, at) VALUES (?, ?, NULL, ?)`, key, this.#origin, now);
     });
     this.#wake(key);
   }
@@ -227,48 +215,48 @@ export class SqliteLog implements LogBackend {
 
   /** Deletes expired sessions and old notification rows; the backend's periodic sweep calls it. */
   async sweep(): Promise<void> {
-    await this.#write(async (all, now) => {
+    await this.#write((all, now) => {
       const expired = `SELECT key FROM ask_user_log_session WHERE expires < ?`;
-      await all(`DELETE FROM ask_user_log WHERE key IN (${expired})`, now);
-      await all(`DELETE FROM ask_user_log_run WHERE key IN (${expired})`, now);
-      await all(`DELETE FROM ask_user_log_session WHERE expires < ?`, now);
-      await all(`DELETE FROM ask_user_log_wake WHERE at < ?`, now - WAKE_KEEP_MS);
+      all(`DELETE FROM ask_user_log WHERE key IN (${expired})`, now);
+      all(`DELETE FROM ask_user_log_run WHERE key IN (${expired})`, now);
+      all(`DELETE FROM ask_user_log_session WHERE expires < ?`, now);
+      all(`DELETE FROM ask_user_log_wake WHERE at < ?`, now - WAKE_KEEP_MS);
     });
   }
 
+  /** Stops watching; the connection is the backend's, which closes it. */
   async close(): Promise<void> {
     this.#poll.stop();
     this.#watchers.clear();
-    this.#conn.close();
   }
 
-  async #dropSession(all: Statement, key: string): Promise<void> {
-    await all(`DELETE FROM ask_user_log WHERE key = ?`, key);
-    await all(`DELETE FROM ask_user_log_run WHERE key = ?`, key);
+  #dropSession(all: Statement, key: string): void {
+    all(`DELETE FROM ask_user_log WHERE key = ?`, key);
+    all(`DELETE FROM ask_user_log_run WHERE key = ?`, key);
   }
 
   /** A new run pushes the oldest ones past `maxRuns` out, frames and all. */
-  async #dropOldRuns(all: Statement, key: string, maxRuns: number): Promise<void> {
-    const dropped = await all(
+  #dropOldRuns(all: Statement, key: string, maxRuns: number): void {
+    const dropped = all(
       `DELETE FROM ask_user_log_run WHERE key = ?1 AND started <=
          (SELECT started FROM ask_user_log_run WHERE key = ?1 ORDER BY started DESC LIMIT 1 OFFSET ?2)
        RETURNING run`,
       key,
       maxRuns,
     );
-    for (const row of dropped) await all(`DELETE FROM ask_user_log WHERE key = ? AND run = ?`, key, String(row.run));
+    for (const row of dropped) all(`DELETE FROM ask_user_log WHERE key = ? AND run = ?`, key, String(row.run));
   }
 
   /**
    * Drops the run's oldest frames until both bounds hold. keptFrom would need the whole run in memory; the
    * totals in the run's row let a steady append read only the few frames it drops.
    */
-  async #trimRun(all: Statement, key: string, runId: string, totals: { frames: number; bytes: number }, limits: LogLimits): Promise<void> {
+  #trimRun(all: Statement, key: string, runId: string, totals: { frames: number; bytes: number }, limits: LogLimits): void {
     let { frames, bytes } = totals;
     const over = () => frames > limits.maxFrames || bytes > limits.maxBytes;
     let cut: number | undefined;
     while (over()) {
-      const oldest = await all(
+      const oldest = all(
         `SELECT seq, bytes FROM ask_user_log WHERE key = ? AND run = ? AND seq > ? ORDER BY seq LIMIT ?`,
         key,
         runId,
@@ -284,48 +272,18 @@ export class SqliteLog implements LogBackend {
       }
     }
     if (cut === undefined) return;
-    await all(`DELETE FROM ask_user_log WHERE key = ? AND run = ? AND seq <= ?`, key, runId, cut);
-    await all(`UPDATE ask_user_log_run SET frames = ?, bytes = ? WHERE key = ? AND run = ?`, frames, bytes, key, runId);
+    all(`DELETE FROM ask_user_log WHERE key = ? AND run = ? AND seq <= ?`, key, runId, cut);
+    all(`UPDATE ask_user_log_run SET frames = ?, bytes = ? WHERE key = ? AND run = ?`, frames, bytes, key, runId);
   }
 
-  /** A read outside this log's open transaction, which it would otherwise see half done. */
-  async #read(sql: string, ...params: Array<string | number>): Promise<Row[]> {
-    while (this.#transaction) await this.#transaction;
+  /** A read; it can never see a transaction of this process half done (those run in one step). */
+  #read(sql: string, ...params: Array<string | number>): Promise<Row[]> {
     return this.#conn.all(sql, params, Date.now() + this.#timeoutMs);
   }
 
-  /**
-   * Runs `body` as one IMMEDIATE transaction after this log's earlier writes. The lock is waited for until
-   * the deadline, taken from the call; a lock got later than that is given back with nothing written, so
-   * a caller that gave up has changed nothing.
-   */
-  #write<T>(body: (all: Statement, now: number) => Promise<T>): Promise<T> {
-    const until = Date.now() + this.#timeoutMs;
-    const result = this.#writes.then(() => this.#inTransaction(until, body));
-    this.#writes = result.catch(() => undefined);
-    return result;
-  }
-
-  async #inTransaction<T>(until: number, body: (all: Statement, now: number) => Promise<T>): Promise<T> {
-    await this.#conn.exec('BEGIN IMMEDIATE', until);
-    let end!: () => void;
-    this.#transaction = new Promise((resolve) => (end = resolve));
-    try {
-      const now = Date.now();
-      if (now > until)
-        throw new StoreUnavailableError(`${this.#label}: the event log got its write lock after its deadline; nothing was written`);
-      const all: Statement = (sql, ...params) => this.#conn.all(sql, params, until);
-      const result = await body(all, now);
-      await this.#conn.exec('COMMIT', until);
-      return result;
-    } catch (error) {
-      // SQLite may have rolled back already (some errors do); then there is nothing left to undo.
-      await this.#conn.exec('ROLLBACK', Date.now() + this.#timeoutMs).catch(() => undefined);
-      throw error;
-    } finally {
-      this.#transaction = undefined;
-      end();
-    }
+  /** `body` as one transaction (see SqliteConnection.transaction), with the lock waited for until the deadline. */
+  #write<T>(body: (all: Statement, now: number) => T): Promise<T> {
+    return this.#conn.transaction(Date.now() + this.#timeoutMs, (all) => body(all, Date.now()));
   }
 
   #wake(key: string, signal?: string): void {
@@ -339,7 +297,8 @@ export class SqliteLog implements LogBackend {
   }
 }
 
-type Statement = (sql: string, ...params: Array<string | number>) => Promise<Row[]>;
+type Statement = (sql: string, ...params: Array<string | number>) => Row[];
+type AsyncStatement = (sql: string, ...params: Array<string | number>) => Promise<Row[]>;
 
 /**
  * The cross-process half of watching. Started by the first watcher and stopped with the last, it runs one
@@ -348,7 +307,7 @@ type Statement = (sql: string, ...params: Array<string | number>) => Promise<Row
  * saw and wakes their keys. Rows ids only grow (AUTOINCREMENT, writers take turns), so none is missed.
  */
 class WakePoll {
-  readonly #read: Statement;
+  readonly #read: AsyncStatement;
   readonly #origin: string;
   readonly #wake: (key: string, signal?: string) => void;
   /** Bumped by every stop, so a tick or start from an earlier run lets go. */
@@ -358,7 +317,7 @@ class WakePoll {
   #dataVersion: unknown;
   #lastId = 0;
 
-  constructor(read: Statement, origin: string, wake: (key: string, signal?: string) => void) {
+  constructor(read: AsyncStatement, origin: string, wake: (key: string, signal?: string) => void) {
     this.#read = read;
     this.#origin = origin;
     this.#wake = wake;
