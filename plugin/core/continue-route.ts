@@ -43,7 +43,7 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
   const replayOrClosed = async (record: InteractionRecord, retry: Resolution['retry'], io: RouteIo): Promise<RouteResult> => {
     const first = record.resolution?.retry;
     if (!retry || !first || first.key !== retry.key || first.digest !== retry.digest) throw closedError(record);
-    const follower = new LogFollower(log, record.sessionId, host.inFlight ? { inFlight: host.inFlight.bind(host) } : {});
+    const follower = new LogFollower(log, record.sessionId, { inFlight: host.inFlight?.bind(host) });
     await follower.start().catch(storeError);
     const read = first.after ? await log.read(record.sessionId, first.after).catch(storeError) : { kind: 'expired' as const };
     if (read.kind === 'expired') {

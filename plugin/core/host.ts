@@ -17,7 +17,8 @@ export interface SseSink {
   end(): void;
   /**
    * A frame with its id (contract §11), data already JSON text: a run's frames come this way when the sink
-   * has it, so replayed and live frames are the same bytes. Sinks that do not speak SSE leave it out.
+   * has it, so replayed and live frames are the same bytes. Unlike `send`, a `done` sent this way does not
+   * end the stream. Sinks that do not speak SSE leave it out.
    */
   sendFrame?(frame: IdentifiedFrame): void;
 }

@@ -125,9 +125,11 @@ export class RunStream implements SseSink {
       return;
     }
     for (const { frame, data } of batch) {
-      if (client.sendFrame)
+      if (client.sendFrame) {
         client.sendFrame({ id: frameId(frame), event: frame.event as ChatEventName, data: frame.data } satisfies IdentifiedFrame);
-      else client.send(frame.event as ChatEventName, data as ChatEventMap[ChatEventName]);
+        // `done` is the live stream's last frame (§3).
+        if (frame.event === 'done') client.end();
+      } else client.send(frame.event as ChatEventName, data as ChatEventMap[ChatEventName]);
     }
   }
 }

@@ -100,9 +100,10 @@ export function frameSink(
       write(formatEvent(event, data));
       if (event === 'done') sink.end();
     },
+    // A logged frame does not end the stream, even a `done`: a follower reads on past a paused run's
+    // `done` while the run goes on (§11); whoever sends the run's last frame ends the stream.
     sendFrame(frame: IdentifiedFrame) {
       write(formatFrame(frame));
-      if (frame.event === 'done') sink.end();
     },
     comment(text: string) {
       write(formatComment(text));

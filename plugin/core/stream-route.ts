@@ -21,23 +21,31 @@ const stopBodySchema = z.object({ sessionId: sessionIdSchema }).strict();
 
 /**
  * Writes a session's logged frames to one client: those after its position, then live ones as they are
- * appended, until a `done` that is the last frame of the log, the client leaving, or the run no longer in
- * flight (its runner died; the client reconnects and is told 204).
+ * appended, until a `done` that is the last frame of the log (a `done paused` only once the run is no
+ * longer in flight: its card may have been answered already), or the client leaving. A follower costs no
+ * store traffic while it waits (it is woken by the log's watch); one that hears nothing for the whole
+ * replay window ends without `done` (its run's runner died with no successor, or the run waits that long):
+ * its client reconnects and is told where it stands (204, or 410 once the log let the run go).
  */
 export class LogFollower {
   readonly #log: EventLog;
   readonly #sessionId: string;
+  readonly #idleEndMs: number;
   readonly #inFlight: (sessionId: string) => Promise<boolean>;
-  readonly #livenessMs: number;
   #wake: (() => void) | undefined;
   #woken = false;
   #unwatch: (() => void) | undefined;
 
-  constructor(log: EventLog, sessionId: string, options: { inFlight?: (sessionId: string) => Promise<boolean>; livenessMs?: number } = {}) {
+  constructor(
+    log: EventLog,
+    sessionId: string,
+    options: { idleEndMs?: number; inFlight?: ((sessionId: string) => Promise<boolean>) | undefined } = {},
+  ) {
     this.#log = log;
     this.#sessionId = sessionId;
-    this.#inFlight = options.inFlight ?? (async () => true);
-    this.#livenessMs = options.livenessMs ?? 15_000;
+    this.#idleEndMs = options.idleEndMs ?? log.limits.windowMs;
+    // Without a runner to ask, a paused run's `done` ends the follow as any `done` does.
+    this.#inFlight = options.inFlight ?? (async () => false);
   }
 
   /** Watch before the first read, so no append between the read and the watch is missed. */
@@ -62,7 +70,8 @@ export class LogFollower {
         for (const frame of frames) sendLogged(sse, frame);
         const last = frames.at(-1);
         if (last) position = last;
-        if (last?.event === 'done' || sse.closed) return;
+        if (sse.closed) return;
+        if (last?.event === 'done' && !(isPaused(last) && (await this.#inFlight(this.#sessionId)))) return;
         if (!(await this.#waitForFrames(sse))) return;
         const read = await this.#log.read(this.#sessionId, position);
         // Dropped while we followed (a run past its bounds): the client reconnects and is told 410.
@@ -75,12 +84,10 @@ export class LogFollower {
     }
   }
 
-  /** True when frames may have come; false when the client left or the run is no longer in flight. */
+  /** True when frames may have come; false when the client left or nothing came for `idleEndMs`. */
   async #waitForFrames(sse: SseSink): Promise<boolean> {
-    while (!this.#woken) {
-      if (sse.closed) return false;
-      const timedOut = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(true), this.#livenessMs);
+    if (!this.#woken) {
+      const woke = await new Promise<boolean>((resolve) => {
         const done = (value: boolean) => {
           clearTimeout(timer);
           sse.signal.removeEventListener('abort', onAbort);
@@ -88,15 +95,21 @@ export class LogFollower {
           resolve(value);
         };
         const onAbort = () => done(false);
+        const timer = setTimeout(() => done(false), this.#idleEndMs);
+        timer.unref?.();
         sse.signal.addEventListener('abort', onAbort, { once: true });
-        this.#wake = () => done(false);
+        this.#wake = () => done(true);
+        if (sse.signal.aborted) done(false);
       });
-      if (timedOut && !this.#woken && !(await this.#inFlight(this.#sessionId))) return false;
+      if (!woke) return false;
     }
     this.#woken = false;
     return !sse.closed;
   }
 }
+
+const PAUSED = JSON.stringify({ reason: 'paused' });
+const isPaused = (frame: LogFrame) => frame.data === PAUSED;
 
 /** A logged frame on a client's stream: the same bytes as when it was first sent. */
 export function sendLogged(sse: SseSink, frame: LogFrame): void {
@@ -138,7 +151,7 @@ export function streamRoutes(deps: RoutesDeps, { refusal, checkAuthorized }: Rou
         throw new AskUserError('invalid_request', 'Last-Event-ID: expected <runId>.<seq> as the stream sent it', { field: 'lastEventId' });
       }
       await checkAuthorized(io, sessionId);
-      follower = new LogFollower(log, sessionId, inFlight ? { inFlight } : {});
+      follower = new LogFollower(log, sessionId, { inFlight });
       await follower.start().catch(storeError);
       const read = await log.read(sessionId, after).catch(storeError);
       if (read.kind === 'expired') {
@@ -152,9 +165,11 @@ export function streamRoutes(deps: RoutesDeps, { refusal, checkAuthorized }: Rou
       const live = inFlight ? await inFlight(sessionId).catch(storeError) : open;
       let from = after;
       if (!after) {
-        // Without an id: the run in flight from its first kept frame; a finished run's frames are not replayed.
-        frames = open ? frames.filter((frame) => frame.runId === lastLogged!.runId) : [];
-        if (!open && lastLogged) from = lastLogged;
+        // Without an id: the run in flight from its first kept frame (a paused run whose card was just
+        // answered goes on); a finished run's frames are not replayed, only what comes after them.
+        const goesOn = lastLogged !== undefined && (open || (live && isPaused(lastLogged)));
+        frames = goesOn ? frames.filter((frame) => frame.runId === lastLogged.runId) : [];
+        if (!goesOn && lastLogged) from = lastLogged;
       }
       // A run paused on a card is not in flight: GET pending restores the card.
       if (!live && (frames.length === 0 || !after)) {

@@ -172,6 +172,36 @@ describe('runs outlive the connection (contract §11), one instance', () => {
     );
   });
 
+  it("a pick-up without an id while an answered card's run goes on replays the run from its first frame, past its done paused, to its end", async () => {
+    const held = gate();
+    model.enqueue({ text: 'asking', toolCalls: [askSingle()] }, { text: 'after the answer', hold: held.promise });
+    const chat = parseSse(await (await post('/api/chat', { sessionId: 's-past', message: 'go' })).text()).frames;
+    const requestId = (chat.find((f) => f.event === 'user_input_required')!.data as { id: string }).id;
+    const calls = model.requests.length;
+    const continuing = post('/api/chat/continue', {
+      sessionId: 's-past',
+      requestId,
+      selections: ['safe'],
+      customInput: '',
+      cancelled: false,
+    }).then(async (r) => parseSse(await r.text()).frames);
+    await model.waitForRequests(calls + 1);
+    const picked = await stream('s-past');
+    assert.equal(picked.status, 200);
+    held.open();
+    const [cont, followed] = await Promise.all([continuing, picked.text().then((t) => parseSse(t).frames)]);
+    assert.deepEqual(
+      followed.map((f) => f.raw),
+      [...chat, ...cont].map((f) => f.raw),
+    );
+    // Once the run is over, its done paused no longer leaves anything open: from the card's done, the rest.
+    const fromPause = parseSse(await (await stream('s-past', chat.at(-1)!.id)).text()).frames;
+    assert.deepEqual(
+      fromPause.map((f) => f.raw),
+      cont.map((f) => f.raw),
+    );
+  });
+
   it('410 replay_expired for a run the log does not know; 400 for an id not of the form; 403 for a stranger', async () => {
     const gone = await stream('s-410', 'nosuchrun.3');
     assert.equal(gone.status, 410);
