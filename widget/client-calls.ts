@@ -21,6 +21,12 @@ import {
 import { defaultStorage, keptIdKey, ReconnectingStream, type Reopen } from './reconnecting-stream.js';
 import { ChatStreamError } from './sse-reader.js';
 
+/**
+ * The stream reader's module, in before a stream's request goes out: a read that first needed it during a
+ * network cut could not fetch it, and a browser does not fetch a module again once its fetch failed.
+ */
+const readerReady = () => import('./sse-stream.js');
+
 /** `value[key]` of a parsed JSON value, whatever it is: `undefined` for null and for a missing key. */
 const member = (value: unknown, key: string): unknown => (value as Record<string, unknown> | null | undefined)?.[key];
 
@@ -77,7 +83,7 @@ export async function getStream(sessionId: string, options: ResumeOptions): Prom
     }
   }
   const url = streamUrl(sessionId, options);
-  const sent = await send(url, { method: 'GET', headers: streamHeaders(lastEventId) }, options);
+  const sent = await send(url, { method: 'GET', headers: streamHeaders(lastEventId) }, options, true);
   if (!sent.ok) return sent;
   const { response } = sent;
   if (response.status === 204) {
@@ -166,7 +172,7 @@ async function openStream(
   options: StreamOptions,
   reopen: Reopen,
 ): Promise<ContinueResult> {
-  const sent = await send(url, init, options);
+  const sent = await send(url, init, options, true);
   if (!sent.ok) return sent;
   const { response } = sent;
   if (!response.ok) return { ok: false, status: response.status, error: await readErrorBody(response, `POST ${url}`) };
@@ -202,9 +208,11 @@ const fetchWith =
   (url: string, init: RequestInit) =>
     fetchImpl(url, init);
 
-async function send(url: string, init: RequestInit, options: ClientOptions): Promise<Sent> {
+/** `stream`: the request answers with a stream, so its reader is loaded first (a failure is a network error). */
+async function send(url: string, init: RequestInit, options: ClientOptions, stream = false): Promise<Sent> {
   const { signal } = options;
   try {
+    if (stream) await readerReady();
     const response = await fetchWith(options)(url, signal ? { ...init, signal } : init);
     return { ok: true, response };
   } catch (cause) {

@@ -132,6 +132,8 @@ async function drawStream(
 ): Promise<DoneReason> {
   let bubble: HTMLLIElement | undefined;
   let ended: DoneReason = 'error';
+  let sawDone = false;
+  let failed = false;
   const continuing = new Set(answered ? [answered] : []);
   const runEnded = (reason: DoneReason) => {
     for (const card of continuing) card.markRunEnded(reason);
@@ -167,12 +169,14 @@ async function drawStream(
           item('error', `${s().error}: ${e.data.code === 'session_busy' ? s().busy : e.data.message} (${e.data.code})`);
           break;
         case 'done':
+          sawDone = true;
           runStatus.textContent = ended = e.data.reason;
           runEnded(e.data.reason);
           break;
       }
     }
   } catch (err) {
+    failed = true;
     item('error', `${s().error}: ${(err as Error).message}`);
     runStatus.textContent = ended = 'error';
   } finally {
@@ -180,6 +184,11 @@ async function drawStream(
     streaming--;
     streamingChanged();
     void refreshTrace();
+  }
+  // Ended without `done` and not by us: the server had nothing in flight to pick up (204), so the session
+  // view and its open card tell the rest (a `gone` stream restores through connectionChanged already).
+  if (!sawDone && !failed && !reading.signal.aborted && events.state !== 'gone') {
+    void restore().catch((err) => item('error', `${s().error}: ${(err as Error).message}`));
   }
   return ended;
 }
