@@ -46,10 +46,15 @@ export function framesOf(tap: WireTap, exchanges: readonly TappedExchange[] = ta
 }
 
 /**
- * Every frame arrived once and none is missing: ids are unique, and each run's seqs run from 1 without a gap.
- * Returns the frames of each run in seq order.
+ * Every frame arrived once and none is missing: ids are unique, and each run's seqs run without a gap, from 1
+ * unless `fromFirst` is false (a run whose start the page drew from the session view). Returns the frames of
+ * each run in seq order.
  */
-export function assertEachFrameOnce(frames: Frame[], what: string): Map<string, Frame[]> {
+export function assertEachFrameOnce(
+  frames: Frame[],
+  what: string,
+  { fromFirst = true }: { fromFirst?: boolean } = {},
+): Map<string, Frame[]> {
   const seen = new Map<string, Frame>();
   for (const f of frames) {
     assert.ok(f.id, `${what}: a ${f.event} frame on ${f.via} has no id`);
@@ -64,7 +69,7 @@ export function assertEachFrameOnce(frames: Frame[], what: string): Map<string, 
     const seqs = list.map((f) => f.seq!);
     assert.deepEqual(
       seqs,
-      seqs.map((_, i) => i + 1),
+      seqs.map((_, i) => (fromFirst ? 1 : seqs[0]!) + i),
       `${what}: run ${runId} has a gap in its frames: ${seqs.join(',')}`,
     );
   }
