@@ -62,7 +62,8 @@ export class TraceBook {
           const block = pending.slice(0, cut);
           pending = pending.slice(cut + 2);
           // Heartbeats and the stream's opening `retry:` are not events.
-          if (block !== ': ping' && !block.startsWith('retry:')) this.add(sessionId, { at: new Date().toISOString(), source: 'sse', stream, text: block });
+          if (block !== ': ping' && !block.startsWith('retry:'))
+            this.add(sessionId, { at: new Date().toISOString(), source: 'sse', stream, text: block });
         }
       }
       return write(chunk, ...rest);

@@ -59,7 +59,9 @@ test('kill -9 after the card, restart on the same SQLite file, continue resumes 
 
   const trace = await getJson(`${server.url}/api/trace?sessionId=s-restart`);
   assert.ok(trace.body.lines.some((l: any) => l.source === 'audit' && JSON.parse(l.text).event === 'answered'));
-  assert.ok(trace.body.lines.some((l: any) => l.source === 'sse' && l.stream === 'continue' && /^(id: .+\n)?event: tool_result\n/.test(l.text)));
+  assert.ok(
+    trace.body.lines.some((l: any) => l.source === 'sse' && l.stream === 'continue' && /^(id: .+\n)?event: tool_result\n/.test(l.text)),
+  );
 });
 
 test('a crash between the claim and the ToolResult write is rolled forward at startup, once', async (t) => {

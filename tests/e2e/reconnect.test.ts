@@ -475,6 +475,8 @@ scenarioTest('the stop button ends a run as cancelled mid-text, and the next mes
     await waitForText(chat.page, OPENING.slice(0, 3));
     await chat.page.locator('[data-testid="stop-button"]').click();
     await waitRunStatus(chat.page, 'cancelled');
+    // The run's own stream may say `done` before the stop's answer is read: wait for that answer's end.
+    await tap.waitFor('/api/chat/stop', (x) => x.method === 'POST' && x.end !== undefined, WAIT);
     const stopped = tap.on('/api/chat/stop', 'POST');
     assert.equal(stopped.length, 1);
     assert.equal(stopped[0]!.status, 200);

@@ -4,8 +4,8 @@
  * together so a test can say whether any frame came twice or went missing, and what the page drew.
  */
 import assert from 'node:assert/strict';
-import { createParser } from 'eventsource-parser';
 import type { Page } from 'playwright-core';
+import { parseSseWithIds } from './model-evidence.js';
 import type { TappedExchange, WireTap } from './wire-tap.js';
 
 export interface Frame {
@@ -28,19 +28,10 @@ export function framesOf(tap: WireTap, exchanges: readonly TappedExchange[] = ta
   for (const exchange of exchanges) {
     if (!STREAM_PATHS.has(exchange.path.split('?')[0]!) || !exchange.contentType?.startsWith('text/event-stream')) continue;
     const via = `${exchange.method} ${exchange.path}`;
-    const parser = createParser({
-      onEvent: (e) => {
-        let data: unknown = e.data;
-        try {
-          data = JSON.parse(e.data);
-        } catch {
-          /* kept as text */
-        }
-        const m = e.id ? FRAME_ID.exec(e.id) : null;
-        frames.push({ id: e.id, runId: m?.[1], seq: m ? Number(m[2]) : undefined, event: e.event ?? 'message', data, via, exchange });
-      },
-    });
-    parser.feed(tap.body(exchange).toString('utf8'));
+    for (const { id, event, data } of parseSseWithIds(tap.body(exchange))) {
+      const m = id ? FRAME_ID.exec(id) : null;
+      frames.push({ id, runId: m?.[1], seq: m ? Number(m[2]) : undefined, event, data, via, exchange });
+    }
   }
   return frames;
 }

@@ -77,7 +77,12 @@ export interface RawEvent {
 
 /** Parses raw SSE bytes with an independent parser (eventsource-parser), keeping every event. */
 export function parseSse(raw: Buffer | string): RawEvent[] {
-  const events: RawEvent[] = [];
+  return parseSseWithIds(raw).map(({ event, data }) => ({ event, data }));
+}
+
+/** The same, with each event's `id:` (docs/protocol.md §11) when it has one. */
+export function parseSseWithIds(raw: Buffer | string): Array<RawEvent & { id: string | undefined }> {
+  const events: Array<RawEvent & { id: string | undefined }> = [];
   const parser = createParser({
     onEvent: (e) => {
       let data: unknown = e.data;
@@ -86,7 +91,7 @@ export function parseSse(raw: Buffer | string): RawEvent[] {
       } catch {
         /* kept as text */
       }
-      events.push({ event: e.event ?? 'message', data });
+      events.push({ id: e.id, event: e.event ?? 'message', data });
     },
   });
   parser.feed(typeof raw === 'string' ? raw : raw.toString('utf8'));

@@ -4,30 +4,10 @@
  */
 import { describe, it } from './bdd.js';
 import { equal, until } from './expect.js';
-
-let n = 0;
-/** Not card-fixtures' `request`: that module imports the sources, which would define the element first. */
-const request = (o: Record<string, unknown>) => ({
-  id: `ask_appr${++n}${'A'.repeat(16)}`,
-  toolCallId: `call_${n}`,
-  sessionId: 's',
-  title: 'Q',
-  expiresAt: new Date(Date.now() + 60_000).toISOString(),
-  ...o,
-});
-
-type Card = HTMLElement & { request?: unknown; updateComplete: Promise<boolean> };
-
-async function mount(req: unknown): Promise<Card> {
-  const card = document.createElement('ask-user-card') as Card;
-  card.request = req;
-  document.body.append(card);
-  await card.updateComplete;
-  return card;
-}
+import { fetchedCount, mount, request } from './chunk-page.js';
 
 export function describeApprovalChunk(bundle: string, chunk: string): void {
-  const fetched = () => performance.getEntriesByType('resource').filter((e) => e.name.endsWith(`/dist/widget/${chunk}`)).length;
+  const fetched = () => fetchedCount(`/dist/widget/${chunk}`);
   describe(`the approval chunk of ${bundle}`, () => {
     it('is not fetched for question cards; is fetched once an approval card appears, which then draws', async () => {
       await import(/* @vite-ignore */ `/dist/widget/${bundle}`);

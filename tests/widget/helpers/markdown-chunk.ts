@@ -4,30 +4,10 @@
  */
 import { describe, it } from './bdd.js';
 import { equal, until } from './expect.js';
-
-let n = 0;
-/** Not card-fixtures' `request`: that module imports the sources, which would define the element first. */
-const request = (o: Record<string, unknown>) => ({
-  id: `ask_chunk${++n}${'A'.repeat(16)}`,
-  toolCallId: `call_${n}`,
-  sessionId: 's',
-  title: 'Q',
-  expiresAt: new Date(Date.now() + 60_000).toISOString(),
-  ...o,
-});
-
-type Card = HTMLElement & { request?: unknown; updateComplete: Promise<boolean> };
+import { fetchedCount, mount, request } from './chunk-page.js';
 
 const CHUNK = '/dist/widget/ask-user-kit.markdown.js';
-const fetched = () => performance.getEntriesByType('resource').filter((e) => e.name.endsWith(CHUNK)).length;
-
-async function mount(req: unknown): Promise<Card> {
-  const card = document.createElement('ask-user-card') as Card;
-  card.request = req;
-  document.body.append(card);
-  await card.updateComplete;
-  return card;
-}
+const fetched = () => fetchedCount(CHUNK);
 
 export function describeMarkdownChunk(bundle: string): void {
   describe(`the Markdown chunk of ${bundle}`, () => {
