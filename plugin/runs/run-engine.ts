@@ -179,6 +179,9 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
         );
         return;
       }
+      // The answer's frames are out (logged and sent) before the model is asked: what a crash during the
+      // model call leaves behind never includes an answer the page was not told of.
+      if (sse instanceof RunStream) await sse.settled();
       await this.#drive(hold, sse, this.#afterAnswer(state));
     } catch (err) {
       reportFailure(sse, err, this.#onError);
