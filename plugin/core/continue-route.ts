@@ -22,7 +22,7 @@ import { interactionResolvedOf } from './coordinator.js';
 import { AskUserError } from './errors.js';
 import { crossSiteError } from './same-origin.js';
 import { auditContext, closedError, expiredError, isStoreDown, safeAnswerMessage, storeError, type AuditContext } from './route-errors.js';
-import type { RouteShared } from './route-shared.js';
+import { bodyError, type RouteShared } from './route-shared.js';
 import type { RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
 import { isPastExpiry, type InteractionRecord, type Resolution } from '../store/types.js';
 import { createHash } from 'node:crypto';
@@ -65,8 +65,6 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       const raw = await req.readJson();
       const parsed = continueBodySchema.safeParse(raw);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const field = issue.path.map(String).join('.') || undefined;
         const fields = raw as Record<string, unknown> | undefined;
         // Ids are logged only once they are well-formed, so nothing arbitrary reaches the audit trail.
         const sessionId = sessionIdSchema.safeParse(fields?.sessionId);
@@ -75,7 +73,7 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
           ...(sessionId.success ? { sessionId: sessionId.data } : {}),
           ...(requestId.success ? { requestId: requestId.data } : {}),
         };
-        throw new AskUserError('invalid_request', `${field ?? 'body'}: ${issue.message}`, field ? { field } : {});
+        throw bodyError(parsed.error);
       }
       const body = parsed.data;
       known = { sessionId: body.sessionId, requestId: body.requestId };

@@ -9,13 +9,10 @@ import { sessionIdSchema } from '../contract/schema.js';
 import { frameId, parseFrameId, type EventLog, type LogFrame, type LogPosition } from '../store/event-log.js';
 import { AskUserError } from './errors.js';
 import type { IdentifiedFrame, SseSink } from './host.js';
-import { isStoreDown, storeError, type AuditContext } from './route-errors.js';
-import type { RouteShared } from './route-shared.js';
+import { storeError, type AuditContext } from './route-errors.js';
+import { bodyError, NO_STORE, querySessionId, type RouteShared } from './route-shared.js';
 import type { RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
 import { crossSiteError } from './same-origin.js';
-
-/** A stream position or a refusal is about one moment: never cached. */
-const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 
 const stopBodySchema = z.object({ sessionId: sessionIdSchema }).strict();
 
@@ -118,32 +115,16 @@ export function sendLogged(sse: SseSink, frame: LogFrame): void {
   else sse.send(identified.event, JSON.parse(frame.data) as never);
 }
 
-export function streamRoutes(deps: RoutesDeps, { refusal, checkAuthorized }: RouteShared) {
+export function streamRoutes(deps: RoutesDeps, { refuseUncached, checkAuthorized }: RouteShared) {
   const { coordinator, host, allowedOrigins } = deps;
   const log = coordinator.log;
   const inFlight = host.inFlight?.bind(host);
-
-  /** The session id of a query, or 400. */
-  const sessionOf = (raw: unknown): string => {
-    const parsed = sessionIdSchema.safeParse(raw);
-    if (parsed.success) return parsed.data;
-    throw new AskUserError('invalid_request', raw === undefined ? 'sessionId: required' : `sessionId: ${parsed.error.issues[0]!.message}`, {
-      field: 'sessionId',
-    });
-  };
-
-  const failed = (err: unknown, known: AuditContext): RouteResult => {
-    if (err instanceof AskUserError) return refusal(err, known, NO_STORE);
-    if (isStoreDown(err))
-      return refusal(new AskUserError('store_unavailable', 'The store is unreachable; retry shortly.'), known, NO_STORE);
-    throw err;
-  };
 
   async function followStream(req: RouteRequest, io: RouteIo): Promise<RouteResult> {
     let known: AuditContext = {};
     let follower: LogFollower | undefined;
     try {
-      const sessionId = sessionOf(req.query('sessionId'));
+      const sessionId = querySessionId(req);
       known = { sessionId };
       const rawId = req.header('last-event-id') ?? req.query('lastEventId');
       const after = rawId === undefined || rawId === '' ? undefined : typeof rawId === 'string' ? parseFrameId(rawId) : undefined;
@@ -182,7 +163,7 @@ export function streamRoutes(deps: RoutesDeps, { refusal, checkAuthorized }: Rou
       return 'streamed';
     } catch (err) {
       follower?.stopWatching();
-      return failed(err, known);
+      return refuseUncached(err, known);
     }
   }
 
@@ -192,18 +173,14 @@ export function streamRoutes(deps: RoutesDeps, { refusal, checkAuthorized }: Rou
       const crossSite = crossSiteError(req.header('origin'), req.header('sec-fetch-site'), req.ownOrigin, allowedOrigins);
       if (crossSite) throw crossSite;
       const parsed = stopBodySchema.safeParse(await req.readJson());
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const field = issue.path.map(String).join('.') || undefined;
-        throw new AskUserError('invalid_request', `${field ?? 'body'}: ${issue.message}`, field ? { field } : {});
-      }
+      if (!parsed.success) throw bodyError(parsed.error);
       const { sessionId } = parsed.data;
       known = { sessionId };
       await checkAuthorized(io, sessionId);
       const result = host.stop ? await host.stop(sessionId).catch(storeError) : { stopped: false };
       return { status: 200, headers: NO_STORE, body: { stopped: result.stopped } };
     } catch (err) {
-      return failed(err, known);
+      return refuseUncached(err, known);
     }
   }
 
