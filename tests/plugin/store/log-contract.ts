@@ -17,12 +17,25 @@ import {
   type LogLimits,
   type LogRead,
 } from '../../../plugin/store/event-log.js';
+import type { Backend } from '../../../plugin/store/backend.js';
 
 export interface LogPair {
   /** Two logs over one shared store. */
   first: LogBackend;
   second: LogBackend;
   close(): Promise<void>;
+}
+
+/** The pair of two backends' logs over one shared store; closing it closes both backends. */
+export function logPairOf(one: Backend, two: Backend): LogPair {
+  return {
+    first: one.log!,
+    second: two.log!,
+    close: async () => {
+      await one.close();
+      await two.close();
+    },
+  };
 }
 
 /** Polls `condition` until it holds; fails after `boundMs` with `what`. */

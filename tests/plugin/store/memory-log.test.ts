@@ -3,21 +3,14 @@ import assert from 'node:assert/strict';
 import { createMemoryBackend } from '../../../plugin/store/memory-backend.js';
 import { DEFAULT_LOG_LIMITS } from '../../../plugin/store/event-log.js';
 import { MemoryLog } from '../../../plugin/store/memory-log.js';
-import { logContract } from './log-contract.js';
+import { logContract, logPairOf } from './log-contract.js';
 
 // One Map plays the shared store: two memory backends on it share one log, as they share their rows.
 logContract('memory', async () => {
   const map = new Map<string, string>();
   const one = createMemoryBackend({ map });
   const two = createMemoryBackend({ map });
-  return {
-    first: one.log!,
-    second: two.log!,
-    close: async () => {
-      await one.close();
-      await two.close();
-    },
-  };
+  return logPairOf(one, two);
 });
 
 test('the memory log drops a session past its window on collect, read or not', async () => {

@@ -4,7 +4,7 @@ import { createClient } from '@keyv/redis';
 import { DEFAULT_LOG_LIMITS } from '../../../plugin/store/event-log.js';
 import { openRedisBackend } from '../../../plugin/store/redis-backend.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
-import { framesOf, logContract, until } from './log-contract.js';
+import { framesOf, logContract, logPairOf, until } from './log-contract.js';
 
 let redis: RedisServer;
 before(async () => {
@@ -20,14 +20,7 @@ const open = () => openRedisBackend({ url: redis.url, label: 'redis (test)' }, {
 logContract('redis', async () => {
   const one = await open();
   const two = await open();
-  return {
-    first: one.log!,
-    second: two.log!,
-    close: async () => {
-      await one.close();
-      await two.close();
-    },
-  };
+  return logPairOf(one, two);
 });
 
 describe('redis event log specifics', () => {

@@ -9,7 +9,7 @@ import { openSqliteBackend } from '../../../plugin/store/sqlite-backend.js';
 import { SqliteLog } from '../../../plugin/store/sqlite-log.js';
 import { StoreUnavailableError } from '../../../plugin/store/types.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
-import { framesOf, logContract, until } from './log-contract.js';
+import { framesOf, logContract, logPairOf, until } from './log-contract.js';
 
 let dir: TempDir;
 before(async () => {
@@ -24,14 +24,7 @@ logContract('sqlite', async () => {
   const file = dir.file('contract.db');
   const one = await openSqliteBackend(file, { timeoutMs: 10_000 });
   const two = await openSqliteBackend(file, { timeoutMs: 10_000 });
-  return {
-    first: one.log!,
-    second: two.log!,
-    close: async () => {
-      await one.close();
-      await two.close();
-    },
-  };
+  return logPairOf(one, two);
 });
 
 describe('sqlite event log specifics', () => {
