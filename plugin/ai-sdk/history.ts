@@ -26,13 +26,35 @@ export function unansweredToolCalls(messages: readonly ModelMessage[]): string[]
   return messages.flatMap(callIdsOf).filter((id) => !answered.has(id));
 }
 
-/** An ask_user ToolResult as the AI SDK takes it: the text is sent to the model exactly as given. */
-export const askUserResultPart = (toolCallId: string, content: string, isError = false): ToolResultPart => ({
+/** A ToolResult of text as the AI SDK takes it: the text is sent to the model exactly as given. */
+export const toolResultPart = (toolCallId: string, toolName: string, content: string, isError = false): ToolResultPart => ({
   type: 'tool-result',
   toolCallId,
-  toolName: ASK_USER_TOOL_NAME,
+  toolName,
   output: isError ? { type: 'error-text', value: content } : { type: 'text', value: content },
 });
+
+/** An ask_user ToolResult as the AI SDK takes it. */
+export const askUserResultPart = (toolCallId: string, content: string, isError = false): ToolResultPart =>
+  toolResultPart(toolCallId, ASK_USER_TOOL_NAME, content, isError);
+
+/** The history with the input of call `toolCallId` replaced (an approval card's edit, §12); unchanged when absent. */
+export function withCallArguments(messages: ModelMessage[], toolCallId: string, args: Record<string, unknown>): ModelMessage[] {
+  return messages.map((m) =>
+    m.role === 'assistant' && typeof m.content !== 'string' && m.content.some((p) => p.type === 'tool-call' && p.toolCallId === toolCallId)
+      ? { ...m, content: m.content.map((p) => (p.type === 'tool-call' && p.toolCallId === toolCallId ? { ...p, input: args } : p)) }
+      : m,
+  );
+}
+
+/** The input of call `toolCallId` as the history holds it. */
+export function callInputOf(messages: readonly ModelMessage[], toolCallId: string): unknown {
+  for (const m of messages) {
+    if (m.role !== 'assistant' || typeof m.content === 'string') continue;
+    for (const p of m.content) if (p.type === 'tool-call' && p.toolCallId === toolCallId) return p.input;
+  }
+  return undefined;
+}
 
 /** The text a tool_result event carries for a result part: what the model reads. */
 export function resultText(part: ToolResultPart): { content: string; isError: boolean } {

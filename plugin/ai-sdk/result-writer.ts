@@ -9,7 +9,8 @@ import type { Hold } from '../runs/run-lease.js';
 import { writeToolResult, type WriteOutcome } from '../runs/tool-result-writer.js';
 import type { InteractionRecord } from '../store/types.js';
 import { emptyAiRun, type AiRunState, type AiRunStates } from './ai-run-state.js';
-import { askUserResultPart, awaitsModelAfter, hasToolResult, insertToolResult, unansweredToolCalls } from './history.js';
+import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
+import { awaitsModelAfter, hasToolResult, insertToolResult, toolResultPart, unansweredToolCalls, withCallArguments } from './history.js';
 
 /** The AI SDK's run format: an ask_user result is a tool-result part at its call's place. */
 export const aiRunFormat: RunFormat<ModelMessage, AiRunState> = {
@@ -19,7 +20,9 @@ export const aiRunFormat: RunFormat<ModelMessage, AiRunState> = {
   userMessage: (text) => ({ role: 'user', content: text }),
   hasToolResult,
   unansweredToolCalls,
-  withToolResult: (messages, toolCallId, content) => insertToolResult(messages, askUserResultPart(toolCallId, content)),
+  withToolResult: (messages, toolCallId, content, call) =>
+    insertToolResult(messages, toolResultPart(toolCallId, call?.name ?? ASK_USER_TOOL_NAME, content, call?.isError ?? false)),
+  withCallArguments,
   awaitsModelAfter,
 };
 

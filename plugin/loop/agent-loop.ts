@@ -24,7 +24,8 @@ import type { SweepReport } from '../runs/sweep.js';
 import type { RollForwardResult } from '../runs/tool-result-writer.js';
 import type { LoopTool } from '../tools/loop-tool.js';
 import { chatRunFormat } from './chat-history.js';
-import { RunStates, type RunState } from './run-state.js';
+import { callArgumentsOf, insertToolMessage, RunStates, type RunState } from './run-state.js';
+import { withParts } from './history-extras.js';
 import { runRounds, type ModelApi } from './run-rounds.js';
 import { ToolRegistry } from './tool-registry.js';
 
@@ -35,10 +36,11 @@ export interface AgentLoopOptions {
   /** Where interactions live; also the run state, unless `stateStore` says otherwise. */
   store: PendingStore;
   /** The kit's coordinator (what the loop calls of it); `agentRuntime` passes the kit's own. */
-  coordinator: Pick<Coordinator, 'intercept' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'admitChat' | 'cancelOpen' | 'log'>;
+  coordinator: Pick<Coordinator, 'intercept' | 'ask' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'admitChat' | 'cancelOpen' | 'log'>;
   /**
    * Ordinary tools, or a function giving the session's tools, read at the start of each turn (a live list,
-   * e.g. MCP servers' tools after `notifications/tools/list_changed`).
+   * e.g. MCP servers' tools after `notifications/tools/list_changed`). A tool with `needsApproval` runs only
+   * once the user approved its call on a card (§12).
    */
   tools?: readonly LoopTool[] | ((sessionId: string) => readonly LoopTool[]);
   /** Tool names the model may see, ask_user included; a function decides per session. @default every tool and ask_user */
@@ -174,12 +176,28 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
     index,
     format: chatRunFormat(system),
     limit: { calls: maxRounds, words: 'rounds' },
-    runTurn: ({ sessionId, sse, messages, used, save }) => {
+    runTurn: ({ sessionId, sse, messages, used, save, alwaysAllowed }) => {
       const registry = registryFor(sessionId);
       return runRounds(
         { ...deps, registry },
-        { sessionId, sse, messages, roundsUsed: used, tools: toolsFor(sessionId, registry), onRound: save },
+        { sessionId, sse, messages, roundsUsed: used, tools: toolsFor(sessionId, registry), onRound: save, alwaysAllowed },
       );
+    },
+    approvals: {
+      // The call as the history holds it (the user's edit written in), through the registry as any call.
+      run: async (call, { sessionId, sse, messages }) => {
+        const registry = registryFor(sessionId);
+        const offered = new Set(toolsFor(sessionId, registry).map((t) => (t.type === 'function' ? t.function.name : '')));
+        const args = callArgumentsOf(messages, call.toolCallId) ?? '{}';
+        const r = await registry.run(
+          { id: call.toolCallId, name: call.tool, arguments: args },
+          { sessionId, signal: sse.signal, sse },
+          offered,
+        );
+        const tool = withParts({ role: 'tool' as const, tool_call_id: r.toolCallId, content: r.content }, r.parts);
+        return { content: r.content, isError: r.isError, into: (history) => insertToolMessage(history, tool) };
+      },
+      idempotent: (sessionId, name) => registryFor(sessionId).get(name)?.idempotent === true,
     },
     resumeWaitMs,
     resumeStalledAfterMs,

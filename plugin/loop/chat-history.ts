@@ -8,7 +8,15 @@ import type { InteractionRecord } from '../store/types.js';
 import type { RunFormat } from '../runs/run-format.js';
 import type { Hold } from '../runs/run-lease.js';
 import { writeToolResult, type WriteOutcome } from '../runs/tool-result-writer.js';
-import { emptyRun, hasToolResult, insertToolResult, unansweredToolCalls, type RunState, type RunStates } from './run-state.js';
+import {
+  emptyRun,
+  hasToolResult,
+  insertToolResult,
+  unansweredToolCalls,
+  withCallArguments,
+  type RunState,
+  type RunStates,
+} from './run-state.js';
 
 /** True when the run's history ends with the tool results of a turn that includes `toolCallId`, all answered. */
 export function awaitsModelAfter(state: RunState | undefined, toolCallId: string): boolean {
@@ -30,7 +38,9 @@ export function chatRunFormat(system?: string): RunFormat<ChatCompletionMessageP
     userMessage: (text) => ({ role: 'user', content: text }),
     hasToolResult,
     unansweredToolCalls,
-    withToolResult: insertToolResult,
+    // A Chat Completions tool message names no tool: the call's id ties it to its call.
+    withToolResult: (messages, toolCallId, content) => insertToolResult(messages, toolCallId, content),
+    withCallArguments,
     awaitsModelAfter,
   };
 }

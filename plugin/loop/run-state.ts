@@ -75,8 +75,16 @@ export function insertToolResult(
   toolCallId: string,
   content: string,
 ): ChatCompletionMessageParam[] {
+  return insertToolMessage(messages, { role: 'tool', tool_call_id: toolCallId, content });
+}
+
+/** `insertToolResult` for a tool message of its own (one with content parts, say). */
+export function insertToolMessage(
+  messages: ChatCompletionMessageParam[],
+  tool: ChatCompletionToolMessageParam,
+): ChatCompletionMessageParam[] {
+  const toolCallId = tool.tool_call_id;
   if (hasToolResult(messages, toolCallId)) return messages;
-  const tool: ChatCompletionToolMessageParam = { role: 'tool', tool_call_id: toolCallId, content };
   const at = messages.findIndex((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === toolCallId));
   if (at < 0) return [...messages, tool];
   const assistant = messages[at] as { tool_calls: Array<{ id: string }> };
@@ -95,4 +103,32 @@ export function insertToolResult(
 export function unansweredToolCalls(messages: readonly ChatCompletionMessageParam[]): string[] {
   const answered = new Set(messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : [])));
   return messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id) : [])).filter((id) => !answered.has(id));
+}
+
+/** The history with the arguments of call `toolCallId` replaced (an approval card's edit, §12); unchanged when absent. */
+export function withCallArguments(
+  messages: ChatCompletionMessageParam[],
+  toolCallId: string,
+  args: Record<string, unknown>,
+): ChatCompletionMessageParam[] {
+  return messages.map((m) =>
+    m.role === 'assistant' && m.tool_calls?.some((c) => c.id === toolCallId)
+      ? {
+          ...m,
+          tool_calls: m.tool_calls.map((c) =>
+            c.id === toolCallId && c.type === 'function' ? { ...c, function: { ...c.function, arguments: JSON.stringify(args) } } : c,
+          ),
+        }
+      : m,
+  );
+}
+
+/** The raw arguments of call `toolCallId` as the history holds them (an edit of the user's included). */
+export function callArgumentsOf(messages: readonly ChatCompletionMessageParam[], toolCallId: string): string | undefined {
+  for (const m of messages) {
+    if (m.role !== 'assistant') continue;
+    const call = m.tool_calls?.find((c) => c.id === toolCallId);
+    if (call?.type === 'function') return call.function.arguments;
+  }
+  return undefined;
 }

@@ -8,22 +8,24 @@
  * a run and following it from an event log will sit.
  */
 import { randomBytes } from 'node:crypto';
-import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import { interactionResolvedOf, type Coordinator } from '../core/coordinator.js';
 import { AskUserError } from '../core/errors.js';
 import type { ClosedContext, ResumeContext, RunHost, SseSink } from '../core/host.js';
 import type { ChatInput } from '../core/runtime.js';
 import { RUN_STOPPED, RunStream } from '../core/run-stream.js';
 import { answerToolResultText } from '../contract/tool-result.js';
+import { approvalSettlement, askSettlement, settlementOf, writeSettlement, type Settlement } from './tool-result-writer.js';
+import { deniedResultText, INTERRUPTED_RESULT } from '../contract/approval.js';
+import { errorText } from '../tools/loop-tool.js';
 import type { EventLog, LogPosition } from '../store/event-log.js';
 import type { InteractionRecord, PendingStore } from '../store/types.js';
 import { reportFailure, sendFailure } from './failures.js';
 import type { PausedIndex } from './paused-index.js';
-import type { ResumableRun, RunFormat, TurnRunner } from './run-format.js';
+import type { ApprovalRunner, ApprovedCall, ApprovedRun, CallResult, ResumableRun, RunFormat, TurnRunner } from './run-format.js';
 import { Hold, LeaseLostError, RunLeases, SessionBusyError, sessionLease } from './run-lease.js';
 import type { StoredRuns } from './stored-runs.js';
 import { sweepMarkers, type SweepReport } from './sweep.js';
-import { rollForwardRun, writeToolResult, type RollForwardResult, type WriteOutcome } from './tool-result-writer.js';
+import { rollForwardRun, type RollForwardResult, type WriteOutcome } from './tool-result-writer.js';
 
 export interface RunEngineOptions<M, S extends ResumableRun<M>> {
   /** The kit's coordinator: the chat's door, and the closing of open and overdue questions. */
@@ -37,6 +39,8 @@ export interface RunEngineOptions<M, S extends ResumableRun<M>> {
   index: PausedIndex;
   format: RunFormat<M, S>;
   runTurn: TurnRunner<M>;
+  /** How the runtime runs the calls a user approved on a card (§12); without it they fail with an error result. */
+  approvals?: ApprovalRunner<M>;
   /** Model calls per user message, and how the limit reads in the `max_rounds` failure (`rounds`, `steps`). */
   limit: { calls: number; words: string };
   /** How long a continue waits for the session lease before `session_busy`. */
@@ -77,6 +81,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
   readonly #index: PausedIndex;
   readonly #format: RunFormat<M, S>;
   readonly #runTurn: TurnRunner<M>;
+  readonly #approvals: ApprovalRunner<M> | undefined;
   readonly #limit: { calls: number; words: string };
   readonly #resumeWaitMs: number;
   readonly #resumeStalledAfterMs: number;
@@ -104,6 +109,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     this.#index = options.index;
     this.#format = options.format;
     this.#runTurn = options.runTurn;
+    this.#approvals = options.approvals;
     this.#limit = options.limit;
     this.#resumeWaitMs = resumeWaitMs;
     this.#resumeStalledAfterMs = resumeStalledAfterMs;
@@ -150,13 +156,16 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     const hold = this.#leases.mint(record.sessionId);
     try {
       // The answer and, when the session is free, the lease go in one write.
-      const out = await this.#write(record, toolResultContent, answer.cancelled ? undefined : hold);
+      const settlement = record.form.approvals
+        ? approvalSettlement(record.form.approvals, answer.cancelled ? 'cancelled' : (answer.decisions ?? []))
+        : askSettlement(record.toolCallId, toolResultContent);
+      const out = await this.#write(record, settlement, answer.cancelled ? undefined : hold);
       if (!out.known) {
         sendFailure(sse, 'not_resumable', 'this server has no run paused on that question; start the task again');
         return;
       }
       await this.#store.markToolResultWritten(record.requestId);
-      sse.send('tool_result', { toolCallId: record.toolCallId, name: ASK_USER_TOOL_NAME, content: toolResultContent, isError: false });
+      sendResults(sse, settlement.results);
       await this.#unlist(record.sessionId, out.unlisted);
       if (answer.cancelled) {
         sse.send('done', { reason: 'cancelled' });
@@ -171,7 +180,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
           return this.#refuse(sse, err);
         }
       }
-      if (!this.#format.awaitsModelAfter(state, record.toolCallId)) {
+      if (!this.#awaitsModel(state, record.toolCallId)) {
         sendFailure(
           sse,
           'session_busy',
@@ -197,12 +206,16 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     await this.#closedNow(ctx);
   }
 
-  /** `closed`, saying whether this run knew the question (its ToolResult is in the history now). */
-  async #closedNow({ record, toolResultContent }: ClosedContext): Promise<WriteOutcome<S>> {
-    const out = await this.#write(record, toolResultContent);
+  /** `closed`, saying whether this run knew the question (its results are in the history now), and what it wrote. */
+  async #closedNow({ record, toolResultContent }: ClosedContext): Promise<WriteOutcome<S> & { settlement: Settlement }> {
+    const settlement =
+      record.form.approvals && record.resolution
+        ? settlementOf(record, record.resolution)
+        : askSettlement(record.toolCallId, toolResultContent);
+    const out = await this.#write(record, settlement);
     await this.#store.markToolResultWritten(record.requestId);
     await this.#unlist(record.sessionId, out.unlisted);
-    return out;
+    return { ...out, settlement };
   }
 
   /**
@@ -307,15 +320,17 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
   }
 
   /** Run a turn under `hold`, then persist and announce the outcome. Always ends the stream with `done`. */
-  async #drive(hold: Hold, sse: SseSink, start: S): Promise<void> {
+  async #drive(hold: Hold, sse: SseSink, begin: S): Promise<void> {
     const { sessionId } = hold;
     const format = this.#format;
+    const start = await this.#runApproved(hold, sse, begin);
     const messages = [...start.messages];
     const outcome = await this.#runTurn({
       sessionId,
       sse,
       messages,
       used: format.callsOf(start),
+      alwaysAllowed: start.alwaysAllowed ?? [],
       save: async (msgs, calls) => {
         await this.#states.update(sessionId, (cur) =>
           format.withCalls({ ...hold.check(cur), messages: [...msgs], status: 'running', owed: undefined, stream: positionOf(sse) }, calls),
@@ -380,6 +395,67 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     else sse.end(); // aborted by a closing engine: the run is left for the next start
   }
 
+  /**
+   * The calls the user approved, each at most once (§12): "about to run" is saved before a call runs and
+   * its result in the next write (with the next call's "about to run"), its `tool_result` sent once that
+   * write is saved. A call found marked after a crash gets `{"interrupted":true}` unless its tool is
+   * idempotent. A user's stop denies the calls not started yet; a closing engine leaves them queued.
+   */
+  async #runApproved(hold: Hold, sse: SseSink, start: S): Promise<S> {
+    const queue = start.approved ?? [];
+    if (queue.length === 0) return start;
+    const { sessionId } = hold;
+    let state = start;
+    let messages = start.messages;
+    const unsent: CallResult[] = [];
+    const save = async (left: ApprovedCall[]) => {
+      const saved = await this.#states.update(sessionId, (cur) => ({
+        ...hold.check(cur),
+        messages,
+        approved: left.length > 0 ? left : undefined,
+      }));
+      state = saved ?? state;
+      sendResults(sse, unsent.splice(0));
+    };
+    for (const [i, call] of queue.entries()) {
+      const rest = queue.slice(i + 1);
+      let result: ApprovedRun<M>;
+      if (call.running && !this.#approvals?.idempotent(sessionId, call.tool)) {
+        result = this.#textResult(call, INTERRUPTED_RESULT, true);
+      } else if (sse.signal.aborted) {
+        if (sse.signal.reason !== RUN_STOPPED) {
+          await save(queue.slice(i));
+          return state;
+        }
+        result = this.#textResult(call, deniedResultText('cancelled'), false);
+      } else {
+        await save([{ ...call, running: true }, ...rest]);
+        result = await this.#runOne(sessionId, call, sse, messages);
+      }
+      messages = result.into(messages);
+      unsent.push({ toolCallId: call.toolCallId, name: call.tool, content: result.content, isError: result.isError });
+    }
+    await save([]);
+    return state;
+  }
+
+  async #runOne(sessionId: string, call: ApprovedCall, sse: SseSink, messages: readonly M[]): Promise<ApprovedRun<M>> {
+    if (!this.#approvals) return this.#textResult(call, errorText(`${call.tool} cannot run: this runtime runs no approved calls`), true);
+    try {
+      return await this.#approvals.run(call, { sessionId, sse, messages });
+    } catch (err) {
+      return this.#textResult(call, errorText(`${call.tool} failed: ${(err as Error)?.message ?? String(err)}`), true);
+    }
+  }
+
+  #textResult(call: ApprovedCall, content: string, isError: boolean): ApprovedRun<M> {
+    return {
+      content,
+      isError,
+      into: (messages) => this.#format.withToolResult(messages, call.toolCallId, content, { name: call.tool, isError }),
+    };
+  }
+
   /** Busy is the other runner's (said in fixed words); anything else (the store down) is reported as what it is. */
   #refuse(sse: SseSink, err: unknown): void {
     if (err instanceof SessionBusyError) sendFailure(sse, 'session_busy', err.message);
@@ -420,18 +496,10 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     const closing = await this.#coordinator.closeOpen(sessionId);
     const closed = closing?.record;
     if (closed?.resolution) sse.send('interaction_resolved', interactionResolvedOf(closed, closed.resolution));
-    const wrote = closing ? (await this.#closedNow(closing)).known : false;
+    const wrote = closing ? await this.#closedNow(closing) : undefined;
     const rolled = await this.rollForward(sessionId);
-    if (closing && wrote) {
-      sse.send('tool_result', {
-        toolCallId: closing.record.toolCallId,
-        name: ASK_USER_TOOL_NAME,
-        content: closing.toolResultContent,
-        isError: false,
-      });
-    } else if (rolled.kind === 'rolled_forward' && rolled.wrote) {
-      sse.send('tool_result', { toolCallId: rolled.toolCallId, name: ASK_USER_TOOL_NAME, content: rolled.content, isError: false });
-    }
+    if (wrote?.known) sendResults(sse, wrote.settlement.results);
+    else if (rolled.kind === 'rolled_forward' && rolled.wrote) sendResults(sse, rolled.results);
     if (rolled.kind === 'pending') {
       sendFailure(sse, 'session_busy', 'a question of this session is still being answered; wait for its stream to end');
       return undefined;
@@ -457,8 +525,20 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     return this.#format.withCalls(state, Math.min(this.#format.callsOf(state), this.#limit.calls - 1));
   }
 
-  #write(record: InteractionRecord, content: string, hold?: Hold): Promise<WriteOutcome<S>> {
-    return writeToolResult(this.#format, this.#states, record, content, hold);
+  #write(record: InteractionRecord, settlement: Settlement, hold?: Hold): Promise<WriteOutcome<S>> {
+    return writeSettlement(this.#format, this.#states, record, settlement, hold);
+  }
+
+  /**
+   * The run's history ends with the answered turn of `toolCallId`, the model owed a call: approved calls
+   * still to run count as answered, since they run before that call.
+   */
+  #awaitsModel(state: S | undefined, toolCallId: string): boolean {
+    const queued = state?.approved ?? [];
+    if (!state || queued.length === 0) return this.#format.awaitsModelAfter(state, toolCallId);
+    let messages = state.messages;
+    for (const call of queued) messages = this.#format.withToolResult(messages, call.toolCallId, '', { name: call.tool, isError: false });
+    return this.#format.awaitsModelAfter({ ...state, messages }, toolCallId);
   }
 
   #rollForwardRun(sessionId: string): Promise<RollForwardResult> {
@@ -471,7 +551,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
 
   /** True when the run is idle and owes the model a call for an answer nobody continued: a sweep does. */
   #stalledOnAnswer(state: S | undefined): boolean {
-    return state?.status === 'idle' && state.owed !== undefined && this.#format.awaitsModelAfter(state, state.owed.toolCallId);
+    return state?.status === 'idle' && state.owed !== undefined && this.#awaitsModel(state, state.owed.toolCallId);
   }
 
   /** Continue a run stalled on an accepted answer, under the session lease; false when not ours to do. */
@@ -576,6 +656,11 @@ export async function enterChat(coordinator: Pick<Coordinator, 'admitChat'>, inp
     return undefined;
   }
   return { ...admitted, sse: typeof input.sse === 'function' ? input.sse() : input.sse };
+}
+
+/** Each result written into the run, on the stream as `tool_result`. */
+function sendResults(sse: SseSink, results: readonly CallResult[]): void {
+  for (const r of results) sse.send('tool_result', { toolCallId: r.toolCallId, name: r.name, content: r.content, isError: r.isError });
 }
 
 /** What the stop button sends through the log to the instance running the session. */

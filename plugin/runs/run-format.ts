@@ -27,7 +27,44 @@ export type ResumableRun<M> = StoredRun & {
   listed?: string;
   /** The run's stream (contract §11): its id and the last frame's seq, so a continue numbers on. */
   stream?: { runId: string; seq: number };
+  /** Calls the user approved (§12) that have not run yet: they run before the model's next call. */
+  approved?: ApprovedCall[];
+  /** Tools the user approved for the rest of the session ("always", §12). */
+  alwaysAllowed?: string[];
 };
+
+/**
+ * An approved call waiting to run (contract §12), recorded in the same write as the card's decisions. It
+ * runs with the arguments of its call in the history, where an edit of the user's is written too.
+ */
+export interface ApprovedCall {
+  toolCallId: string;
+  tool: string;
+  /** "Approved, about to run" is recorded: found set after a crash, the call may have run already. */
+  running?: true;
+}
+
+/** A tool call's result as the history takes it: the text the model reads, and the tool's name. */
+export interface CallResult {
+  toolCallId: string;
+  name: string;
+  content: string;
+  isError: boolean;
+}
+
+/** What running an approved call gave: its text for the stream, and the history with its result at the call's place. */
+export interface ApprovedRun<M> {
+  content: string;
+  isError: boolean;
+  into(messages: M[]): M[];
+}
+
+/** How a runtime runs the calls the user approved, which the engine schedules at most once each. */
+export interface ApprovalRunner<M> {
+  run(call: ApprovedCall, ctx: { sessionId: string; sse: SseSink; messages: readonly M[] }): Promise<ApprovedRun<M>>;
+  /** The tool says running it twice does no harm (`idempotent: true`). */
+  idempotent(sessionId: string, tool: string): boolean;
+}
 
 /**
  * A runtime's runs of history `M` as the engine reads and writes them. Every change is idempotent by tool
@@ -45,8 +82,10 @@ export interface RunFormat<M, S extends ResumableRun<M>> {
   hasToolResult(messages: readonly M[], toolCallId: string): boolean;
   /** Tool call ids with no result yet; a history the model may be sent has none. */
   unansweredToolCalls(messages: readonly M[]): string[];
-  /** The history with the ask_user result for `toolCallId` at its call's place. */
-  withToolResult(messages: M[], toolCallId: string, content: string): M[];
+  /** The history with a result for `toolCallId` at its call's place: ask_user's, unless `call` names another tool. */
+  withToolResult(messages: M[], toolCallId: string, content: string, call?: { name: string; isError: boolean }): M[];
+  /** The history with the arguments of the model's call `toolCallId` replaced (an approval card's edit, §12). */
+  withCallArguments(messages: M[], toolCallId: string, args: Record<string, unknown>): M[];
   /** The run's history ends with the answered turn of `toolCallId`: the model is owed a call. */
   awaitsModelAfter(run: S | undefined, toolCallId: string): boolean;
 }
@@ -64,6 +103,8 @@ export interface TurnInput<M> {
   messages: M[];
   /** Calls already used in this turn. */
   used: number;
+  /** Tools the user approved for the rest of the session: their calls need no card (§12). */
+  alwaysAllowed: readonly string[];
   /** Records each call the turn goes on from (its history and calls used), under the run's lease. */
   save(messages: M[], calls: number): Promise<void>;
 }

@@ -5,6 +5,7 @@
  */
 import type { SseSink } from '../core/host.js';
 import type { ToolContentPart } from './tool-content.js';
+import type { ApprovalPolicy } from './approval-policy.js';
 
 export interface ToolRunContext {
   sessionId: string;
@@ -14,7 +15,8 @@ export interface ToolRunContext {
   sse?: SseSink;
 }
 
-export interface LoopTool {
+/** A host's tool; the fields of `ApprovalPolicy` say whether a call waits for the user's approval (§12). */
+export interface LoopTool extends ApprovalPolicy {
   name: string;
   description: string;
   /** JSON Schema of the arguments object. */

@@ -13,6 +13,13 @@ export interface LoopServer {
   chat(sessionId: string, message: string): Promise<SseFrame[]>;
   /** POST continue with a single-choice answer; the frames of its stream (empty on a refusal). */
   answer(sessionId: string, requestId: string, selections: string[]): Promise<{ status: number; frames: SseFrame[] }>;
+  /** POST continue with an approval card's decisions (§12); the frames, or the error body on a refusal. */
+  decide(
+    sessionId: string,
+    requestId: string,
+    decisions: unknown[],
+    cancelled?: boolean,
+  ): Promise<{ status: number; frames: SseFrame[]; body?: any }>;
   close(): Promise<void>;
 }
 
@@ -42,6 +49,11 @@ export async function startLoopServer(
     async answer(sessionId, requestId, selections) {
       const res = await post('/api/chat/continue', { sessionId, requestId, selections, customInput: '', cancelled: false });
       return { status: res.status, frames: res.status === 200 ? parseSse(await res.text()).frames : (await res.text(), []) };
+    },
+    async decide(sessionId, requestId, decisions, cancelled = false) {
+      const res = await post('/api/chat/continue', { sessionId, requestId, decisions, cancelled });
+      if (res.status === 200) return { status: 200, frames: parseSse(await res.text()).frames };
+      return { status: res.status, frames: [], body: await res.json() };
     },
     async close() {
       await close();

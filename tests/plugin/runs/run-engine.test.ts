@@ -50,6 +50,7 @@ const format: RunFormat<Msg, FakeRun> = {
   hasToolResult: (messages, id) => messages.some((m) => m.role === 'tool' && m.callId === id),
   unansweredToolCalls: unanswered,
   withToolResult: (messages, id, text) => [...messages, { role: 'tool', callId: id, text }],
+  withCallArguments: (messages) => messages,
   awaitsModelAfter: (run, id) =>
     !!run && run.status !== 'paused' && run.messages.at(-1)?.callId === id && unanswered(run.messages).length === 0,
 };
