@@ -6,6 +6,7 @@
  */
 import type { ModelMessage } from 'ai';
 import type { RunLease } from '../runs/run-lease.js';
+import type { ApprovedCall } from '../runs/run-format.js';
 import { StoredRuns } from '../runs/stored-runs.js';
 import type { PendingStore } from '../store/types.js';
 
@@ -25,6 +26,12 @@ export interface AiRunState {
   lease?: RunLease;
   /** Version of the session's paused-run marker while the run is listed for sweeps. */
   listed?: string;
+  /** The run's stream (contract §11): its id and the last frame's seq. */
+  stream?: { runId: string; seq: number };
+  /** Calls the user approved on a card (§12) that have not run yet; they run before the model's next call. */
+  approved?: ApprovedCall[];
+  /** Tools the user approved for the rest of the session ("always", §12). */
+  alwaysAllowed?: string[];
   rev: number;
   updatedAt: number;
 }

@@ -24,6 +24,9 @@ import { askUserTool } from './ask-user-tool.js';
 import type { StepSettings } from './model-step.js';
 import { aiRunFormat } from './result-writer.js';
 import { runSteps } from './run-steps.js';
+import { policyOf, runAiTool } from './approval-tools.js';
+import { callIdsOf, callInputOf, insertToolResult, resultText } from './history.js';
+import type { ApprovalPolicy } from '../tools/approval-policy.js';
 
 export interface AiSdkRuntimeOptions {
   /** Any AI SDK language model: `openai('gpt-4.1-mini')`, `createOpenAICompatible({...})('qwen')`, … */
@@ -34,13 +37,19 @@ export interface AiSdkRuntimeOptions {
    * usual. A tool named ask_user is replaced. `fromLoopTools(tools)` turns the plugin loop's tools into one.
    */
   tools?: ToolSet | ((sessionId: string, sse: SseSink) => ToolSet);
+  /**
+   * The kit's approval fields (§12) of tools by name: `editable`, `allowAlways`, `describe`, `redact`,
+   * `idempotent`, and `needsApproval` for a tool that has no AI SDK `needsApproval` of its own. A tool's own
+   * AI SDK `needsApproval` is honoured as it is; tools made by `fromLoopTools` bring their LoopTool's fields.
+   */
+  approval?: Record<string, ApprovalPolicy>;
   /** Tool names the model may see, ask_user included; a function decides per session. @default every tool and ask_user */
   allowedTools?: readonly string[] | ((sessionId: string) => readonly string[]);
   /** The AI SDK's `instructions` (the system prompt) of every step. */
   system?: string;
   /** Model steps per user message, a resumed pause counting on (an answer given in the last step still gets one). @default 8 */
   maxSteps?: number;
-  /** Language of ask_user's description. @default 'zh' */
+  /** Language of ask_user's description and of the approval card's title. @default 'zh' */
   locale?: ToolLocale;
   /** Session lease lifetime; one heartbeat per process keeps its leases alive. @default 15000 */
   leaseTtlMs?: number;
@@ -81,12 +90,16 @@ export function aiSdkRuntime(options: AiSdkRuntimeOptions): RuntimeFactory<AiSdk
 
 /** The runtime for a host that wires the kit's coordinator itself (`coordinator.store` holds its questions). */
 export function createAiSdkRuntime(
-  coordinator: Pick<Coordinator, 'store' | 'intercept' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'admitChat' | 'cancelOpen' | 'log'>,
+  coordinator: Pick<
+    Coordinator,
+    'store' | 'intercept' | 'ask' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'admitChat' | 'cancelOpen' | 'log'
+  >,
   options: AiSdkRuntimeOptions,
 ): AiSdkRuntime {
   const {
     model,
     tools = {},
+    approval = {},
     allowedTools,
     system,
     maxSteps = 8,
@@ -105,10 +118,13 @@ export function createAiSdkRuntime(
   const leases = new RunLeases(stateStore, { ttlMs: leaseTtlMs });
   // Its own markers: the plugin loop's sweep must never take this runtime's sessions for its own.
   const index = new PausedIndex(stateStore, `${keyPrefix}paused:`);
+  const policyFor = (name: string, tool: object | undefined) => policyOf(tool, Object.hasOwn(approval, name) ? approval[name] : undefined);
   const deps = {
     model,
     coordinator,
     maxSteps,
+    locale,
+    policyOf: policyFor,
     ...(system ? { instructions: system } : {}),
     ...(settings ? { settings } : {}),
     ...(modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: modelIdleTimeoutMs } : {}),
@@ -129,8 +145,32 @@ export function createAiSdkRuntime(
     index,
     format: aiRunFormat,
     limit: { calls: maxSteps, words: 'steps' },
-    runTurn: ({ sessionId, sse, messages, used, save }) =>
-      runSteps(deps, { sessionId, sse, messages, stepsUsed: used, tools: toolsFor(sessionId, sse), onStep: save }),
+    runTurn: ({ sessionId, sse, messages, used, save, alwaysAllowed }) =>
+      runSteps(deps, { sessionId, sse, messages, stepsUsed: used, tools: toolsFor(sessionId, sse), onStep: save, alwaysAllowed }),
+    approvals: {
+      // The call as the history holds it (the user's edit written in), run as streamText would have run it.
+      run: async (call, { sessionId, sse, messages }) => {
+        const tools = toolsFor(sessionId, sse);
+        const tool = Object.hasOwn(tools, call.tool) ? tools[call.tool] : undefined;
+        const before = messages.slice(
+          0,
+          Math.max(
+            0,
+            messages.findIndex((m) => callIdsOf(m).includes(call.toolCallId)),
+          ),
+        );
+        const part = await runAiTool(call.tool, tool, callInputOf(messages, call.toolCallId) ?? {}, {
+          toolCallId: call.toolCallId,
+          messages: before,
+          signal: sse.signal,
+        });
+        return { ...resultText(part), into: (history) => insertToolResult(history, part) };
+      },
+      idempotent: (name, { sessionId, sse }) => {
+        const tools = toolsFor(sessionId, sse);
+        return policyFor(name, Object.hasOwn(tools, name) ? tools[name] : undefined)?.idempotent === true;
+      },
+    },
     resumeWaitMs,
     resumeStalledAfterMs,
     onError,

@@ -9,6 +9,7 @@ import { jsonSchema, tool, type JSONSchema7, type ToolResultPart, type ToolSet }
 import { errorText, type LoopTool } from '../tools/loop-tool.js';
 import { describePart, toolResultOf, type ToolContentPart } from '../tools/tool-content.js';
 import type { SseSink } from '../core/host.js';
+import { keepPolicy } from './approval-tools.js';
 
 export interface FromLoopToolsOptions {
   /**
@@ -51,24 +52,28 @@ export function fromLoopTools(
     Object.fromEntries(
       (typeof tools === 'function' ? tools(sessionId) : tools).map((t) => [
         t.name,
-        tool<Record<string, unknown>, LoopToolResult, Record<string, never>>({
-          description: t.description,
-          inputSchema: jsonSchema<Record<string, unknown>>(t.parameters as JSONSchema7),
-          async execute(args, { abortSignal }) {
-            try {
-              const out = await t.run(args, { sessionId, signal: abortSignal ?? new AbortController().signal, ...(sse ? { sse } : {}) });
-              return typeof out === 'string' ? { content: out } : { ...toolResultOf(out.content), isError: out.isError === true };
-            } catch (error) {
-              return { content: errorText(`${t.name} failed: ${(error as Error)?.message ?? String(error)}`), isError: true };
-            }
-          },
-          toModelOutput: ({ output }) =>
-            output.isError
-              ? { type: 'error-text', value: output.content }
-              : output.parts && media === 'parts'
-                ? { type: 'content', value: output.parts.map(aiPart) }
-                : { type: 'text', value: output.content },
-        }),
+        // The LoopTool's approval fields (§12) go with it: the AI SDK runtime reads them (approval-tools.ts).
+        keepPolicy(
+          tool<Record<string, unknown>, LoopToolResult, Record<string, never>>({
+            description: t.description,
+            inputSchema: jsonSchema<Record<string, unknown>>(t.parameters as JSONSchema7),
+            async execute(args, { abortSignal }) {
+              try {
+                const out = await t.run(args, { sessionId, signal: abortSignal ?? new AbortController().signal, ...(sse ? { sse } : {}) });
+                return typeof out === 'string' ? { content: out } : { ...toolResultOf(out.content), isError: out.isError === true };
+              } catch (error) {
+                return { content: errorText(`${t.name} failed: ${(error as Error)?.message ?? String(error)}`), isError: true };
+              }
+            },
+            toModelOutput: ({ output }) =>
+              output.isError
+                ? { type: 'error-text', value: output.content }
+                : output.parts && media === 'parts'
+                  ? { type: 'content', value: output.parts.map(aiPart) }
+                  : { type: 'text', value: output.content },
+          }),
+          t,
+        ),
       ]),
     );
 }

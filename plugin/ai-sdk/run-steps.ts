@@ -1,22 +1,37 @@
 /**
  * The bounded step loop of one turn: one `streamText` step at a time, ordinary tools run inside the AI
- * SDK, ask_user calls handed to the coordinator. Every tool call of a step leaves it with exactly one
- * result, except the ask_user call the run pauses on. It never persists or announces a pause: the
+ * SDK, the calls that need the user's approval put on one card (§12, approval-tools.ts), else ask_user
+ * calls handed to the coordinator. Every tool call of a step leaves it with exactly one result, except
+ * the calls the run pauses on. It never persists or announces a pause: the
  * runtime saves the run first and only then writes `user_input_required`.
  */
-import type { LanguageModel, ModelMessage, ToolResultPart, ToolSet } from 'ai';
+import { asSchema, type LanguageModel, type ModelMessage, type Tool, type ToolResultPart, type ToolSet } from 'ai';
 import { ASK_USER_TOOL_NAME } from '../contract/tool-definition.js';
 import type { Coordinator, InterceptResult } from '../core/coordinator.js';
 import type { SseSink } from '../core/host.js';
 import { askUserResultPart, resultText } from './history.js';
 import { streamStep, type StepCall, type StepSettings } from './model-step.js';
 import type { TurnOutcome } from '../runs/run-format.js';
+import type { ToolLocale } from '../contract/tool-definition.js';
+import {
+  ASK_AFTER_APPROVAL,
+  askForApproval,
+  TOO_MANY_FOR_ONE_CARD,
+  type ApprovalCall,
+  type ApprovalPolicy,
+} from '../tools/approval-policy.js';
+import { errorText } from '../tools/loop-tool.js';
+import { aiCallNeedsApproval, gateTools, runAiTool } from './approval-tools.js';
 
 export interface StepsDeps {
   model: LanguageModel;
   /** The kit's coordinator: only its interception is needed here. */
-  coordinator: Pick<Coordinator, 'intercept'>;
+  coordinator: Pick<Coordinator, 'intercept' | 'ask'>;
   maxSteps: number;
+  /** Language of the approval card's title. */
+  locale: ToolLocale;
+  /** The kit's approval fields of a tool (§12), if any. */
+  policyOf(name: string, tool: Tool): ApprovalPolicy | undefined;
   instructions?: string;
   settings?: StepSettings;
   idleTimeoutMs?: number;
@@ -29,12 +44,15 @@ export interface StepsInput {
   messages: ModelMessage[];
   stepsUsed: number;
   tools: ToolSet;
+  /** Tools the user approved for the rest of the session: their calls need no card. */
+  alwaysAllowed: readonly string[];
   /** After each step the run goes on from, so the caller can checkpoint. */
   onStep?(messages: ModelMessage[], step: number): Promise<void>;
 }
 
 export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<TurnOutcome> {
   const { sessionId, sse, messages, tools, onStep } = input;
+  const { forModel, gated } = gateTools(tools, deps.policyOf);
   let step = input.stepsUsed;
   try {
     while (step < deps.maxSteps) {
@@ -42,7 +60,7 @@ export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<Turn
       const out = await streamStep({
         model: deps.model,
         messages,
-        tools,
+        tools: forModel,
         signal: sse.signal,
         onText: (text) => sse.send('message_delta', { text }),
         ...(deps.instructions ? { instructions: deps.instructions } : {}),
@@ -58,8 +76,33 @@ export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<Turn
 
       const results = resultsOf(out.messages);
       const asks = out.calls.filter((c) => c.toolName === ASK_USER_TOOL_NAME && ASK_USER_TOOL_NAME in tools);
+      const cards: ApprovalCall[] = [];
+      // The AI SDK ran the calls of tools that never need approval; the others are decided here, per call.
+      const ran = ranToEnd(out.finishReason);
+      for (const call of out.calls) {
+        if (!ran || call.invalid || !gated.has(call.toolName)) continue;
+        const tool = tools[call.toolName]!;
+        const policy = deps.policyOf(call.toolName, tool);
+        const args = isObject(call.input) ? call.input : {};
+        const ctx = { sessionId, toolCallId: call.toolCallId, messages };
+        if (!input.alwaysAllowed.includes(call.toolName) && (await aiCallNeedsApproval(tool, policy, args, ctx))) {
+          const description = typeof tool.description === 'string' ? tool.description : call.toolName;
+          cards.push({ toolCallId: call.toolCallId, tool: call.toolName, description, parameters: await schemaOf(tool), args, policy });
+        } else {
+          results.set(call.toolCallId, await runAiTool(call.toolName, tools[call.toolName], call.input, { ...ctx, signal: sse.signal }));
+          if (sse.signal.aborted) return { kind: 'aborted', count: step };
+        }
+      }
       let pause: InterceptResult | undefined;
-      if (asks.length > 0) {
+      const waiting = new Set<string>();
+      if (cards.length > 0) {
+        // One card per turn: the calls that need approval; an ask_user of the same step waits for after it.
+        const asked = await askForApproval(deps.coordinator, cards, { sessionId, locale: deps.locale });
+        for (const c of asked.refused) results.set(c.toolCallId, errorPart(c.toolCallId, c.tool, errorText(TOO_MANY_FOR_ONE_CARD(c.tool))));
+        for (const c of asks) results.set(c.toolCallId, askUserResultPart(c.toolCallId, ASK_AFTER_APPROVAL, true));
+        for (const r of asked.record.form.approvals ?? []) waiting.add(r.toolCallId);
+        pause = { pause: true, interaction: asked.record, event: asked.event, ordinaryCalls: [], errorResults: [] };
+      } else if (asks.length > 0) {
         const calls = asks.map((c) => ({
           id: c.toolCallId,
           type: 'function',
@@ -70,11 +113,11 @@ export async function runSteps(deps: StepsDeps, input: StepsInput): Promise<Turn
         // The coordinator's word on ask_user replaces whatever the AI SDK made of the call.
         for (const c of asks) results.delete(c.toolCallId);
         for (const r of pause.errorResults) results.set(r.toolCallId, askUserResultPart(r.toolCallId, r.content, true));
+        if (pause.pause) waiting.add(pause.interaction!.toolCallId);
       }
-      const waiting = pause?.pause ? pause.interaction!.toolCallId : undefined;
       const content: ToolResultPart[] = [];
       for (const call of out.calls) {
-        if (call.toolCallId === waiting) continue; // its result comes with the answer
+        if (waiting.has(call.toolCallId)) continue; // its result comes with the answer
         content.push(results.get(call.toolCallId) ?? missingResult(call, out.finishReason));
       }
       if (assistant) messages.push(assistant);
@@ -110,7 +153,7 @@ const argumentsOf = (call: StepCall): string | Record<string, unknown> =>
  * no `execute`.
  */
 function missingResult(call: StepCall, finishReason: string | undefined): ToolResultPart {
-  const ran = finishReason === 'stop' || finishReason === 'tool-calls';
+  const ran = ranToEnd(finishReason);
   const why = !ran
     ? `your reply was cut off (finish reason ${finishReason ?? 'none'}) before ${call.toolName} could run; it was not run, call it again if it is still needed`
     : call.invalid
@@ -118,3 +161,25 @@ function missingResult(call: StepCall, finishReason: string | undefined): ToolRe
       : `the tool ${call.toolName} has no executor on this server; do not call it again`;
   return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: why } };
 }
+
+/** The AI SDK runs tools only after a `stop` or `tool-calls` finish: a reply cut off runs none, gated or not. */
+const ranToEnd = (finishReason: string | undefined) => finishReason === 'stop' || finishReason === 'tool-calls';
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A tool's input schema as JSON Schema (a zod schema converted by the AI SDK), for an editable call's card. */
+async function schemaOf(tool: Tool): Promise<Record<string, unknown>> {
+  try {
+    const schema: unknown = await asSchema(tool.inputSchema).jsonSchema;
+    return isObject(schema) ? schema : { type: 'object' };
+  } catch {
+    return { type: 'object' };
+  }
+}
+
+const errorPart = (toolCallId: string, toolName: string, value: string): ToolResultPart => ({
+  type: 'tool-result',
+  toolCallId,
+  toolName,
+  output: { type: 'error-text', value },
+});

@@ -197,7 +197,7 @@ export function createAgentLoop(options: AgentLoopOptions): AgentLoop {
         const tool = withParts({ role: 'tool' as const, tool_call_id: r.toolCallId, content: r.content }, r.parts);
         return { content: r.content, isError: r.isError, into: (history) => insertToolMessage(history, tool) };
       },
-      idempotent: (sessionId, name) => registryFor(sessionId).get(name)?.idempotent === true,
+      idempotent: (name, { sessionId }) => registryFor(sessionId).get(name)?.idempotent === true,
     },
     resumeWaitMs,
     resumeStalledAfterMs,

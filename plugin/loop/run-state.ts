@@ -6,6 +6,7 @@
 import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
 import type { PendingStore } from '../store/types.js';
 import type { RunLease } from '../runs/run-lease.js';
+import type { ApprovedCall } from '../runs/run-format.js';
 import { StoredRuns, type StoredRunsOptions } from '../runs/stored-runs.js';
 
 export type RunStatus = 'idle' | 'running' | 'paused';
@@ -40,6 +41,12 @@ export interface RunState {
   lease?: RunLease;
   /** The version of the session's paused-run marker (plugin/runs/paused-index.ts) while the run is listed for sweeps. */
   listed?: string;
+  /** The run's stream (contract §11): its id and the last frame's seq. */
+  stream?: { runId: string; seq: number };
+  /** Calls the user approved on a card (§12) that have not run yet; they run before the model's next call. */
+  approved?: ApprovedCall[];
+  /** Tools the user approved for the rest of the session ("always", §12). */
+  alwaysAllowed?: string[];
   /** Bumped on every write; a writer recognizes its own write by it. */
   rev: number;
   /** Epoch milliseconds. */

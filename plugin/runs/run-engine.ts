@@ -420,7 +420,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
     for (const [i, call] of queue.entries()) {
       const rest = queue.slice(i + 1);
       let result: ApprovedRun<M>;
-      if (call.running && !this.#approvals?.idempotent(sessionId, call.tool)) {
+      if (call.running && !this.#approvals?.idempotent(call.tool, { sessionId, sse })) {
         result = this.#textResult(call, INTERRUPTED_RESULT, true);
       } else if (sse.signal.aborted) {
         if (sse.signal.reason !== RUN_STOPPED) {

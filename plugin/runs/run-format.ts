@@ -63,7 +63,7 @@ export interface ApprovedRun<M> {
 export interface ApprovalRunner<M> {
   run(call: ApprovedCall, ctx: { sessionId: string; sse: SseSink; messages: readonly M[] }): Promise<ApprovedRun<M>>;
   /** The tool says running it twice does no harm (`idempotent: true`). */
-  idempotent(sessionId: string, tool: string): boolean;
+  idempotent(tool: string, ctx: { sessionId: string; sse: SseSink }): boolean;
 }
 
 /**
