@@ -241,3 +241,79 @@ describe('tool approval on the plugin loop (contract §12)', () => {
     assert.deepEqual(runs, []);
   });
 });
+
+describe('an approved call at most once across a dead runner (contract §12)', () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  /**
+   * Runner A dies while the approved tool runs (its "about to run" is saved, its result never is); B's
+   * sweep continues the run once A's lease lapsed. The tool never runs again unless it is idempotent.
+   */
+  async function diesWhileRunning(idempotent: boolean) {
+    const store = await openStore('memory');
+    const model = await startScriptedModel({
+      turns: [{ toolCalls: [call('c1', 'deploy_preview', { branch: 'a', environment: 'preview' })] }],
+      fallback: { text: 'after' },
+    });
+    cleanups.push(
+      () => store.close(),
+      () => model.close(),
+    );
+    let runsA = 0;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const fast = { leaseTtlMs: 600, resumeWaitMs: 100, resumeStalledAfterMs: 300, locale: 'en' as const };
+    const a = await startLoopServer(store, model.baseURL, {
+      ...fast,
+      tools: [
+        {
+          ...tools([])[0]!,
+          idempotent,
+          // Never returns: the process "dies" with the tool in flight.
+          run: () => (runsA++, started(), new Promise<string>(() => {})),
+        },
+      ],
+    });
+    const card = frame(await a.chat('s-dead', 'deploy'), 'user_input_required');
+    const answering = a.decide('s-dead', card.id, [{ toolCallId: 'c1', decision: 'approve' }]).catch(() => undefined);
+    await running;
+    const marked = await a.loop.getRun('s-dead');
+    assert.deepEqual(marked?.approved, [{ toolCallId: 'c1', tool: 'deploy_preview', running: true }], '"about to run" saved first');
+    await a.close();
+    await answering;
+
+    const runsB: Array<Record<string, unknown>> = [];
+    const b = await startLoopServer(store, model.baseURL, {
+      ...fast,
+      tools: [{ ...tools([])[0]!, idempotent, run: (args) => (runsB.push(args), 'ran again') }],
+    });
+    cleanups.push(() => b.close());
+    const deadline = Date.now() + 20_000;
+    while ((await b.loop.sweep()).resumed === 0) {
+      assert.ok(Date.now() < deadline, 'the sweep continued the run before the deadline');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const run = await b.loop.getRun('s-dead');
+    const result = run!.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'c1');
+    return { runsA, runsB, result: result?.content, run, model };
+  }
+
+  it('a call found "about to run" gets {"interrupted":true} and is not run again', async () => {
+    const { runsA, runsB, result, run, model } = await diesWhileRunning(false);
+    assert.equal(runsA, 1);
+    assert.deepEqual(runsB, [], 'never run twice');
+    assert.equal(result, '{"interrupted":true}');
+    assert.equal(run?.approved, undefined);
+    assert.equal(run?.status, 'idle');
+    assert.equal(model.requests.at(-1)!.messages.at(-1)!.content, '{"interrupted":true}', 'the model was told');
+  });
+
+  it('an idempotent tool runs again instead', async () => {
+    const { runsB, result } = await diesWhileRunning(true);
+    assert.equal(runsB.length, 1);
+    assert.equal(result, 'ran again');
+  });
+});
