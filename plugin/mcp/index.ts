@@ -13,6 +13,7 @@ export {
 } from './elicitation-bridge.js';
 export { McpSessionClients, type McpSessionClientsOptions } from './session-clients.js';
 export { toolOutputOf } from './tool-output.js';
+export { mcpApprovalPolicy } from './tool-approval.js';
 export {
   contentFromAnswers,
   formFromElicitation,
