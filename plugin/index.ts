@@ -103,4 +103,22 @@ export {
   type FallbackToolResult,
   type ToolLocale,
 } from './contract/tool-definition.js';
-export { answerToolResultText, CANCEL_ANSWER, FORM_CANCEL_ANSWER, closedToolResultText } from './contract/tool-result.js';
+export {
+  answerToolResultText,
+  APPROVAL_CANCEL_ANSWER,
+  CANCEL_ANSWER,
+  FORM_CANCEL_ANSWER,
+  closedToolResultText,
+} from './contract/tool-result.js';
+// Tool approval (contract §12): the card's calls, their decisions, and the results a denied or interrupted call gets.
+export {
+  APPROVAL_LIMITS,
+  checkDecisions,
+  deniedResultText,
+  INTERRUPTED_RESULT,
+  type ApprovalCheck,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type DenyReason,
+} from './contract/approval.js';
+export type { ApprovalContext, ApprovalPolicy } from './tools/approval-policy.js';

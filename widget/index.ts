@@ -28,7 +28,7 @@ export type { FailureOutcome, Receipt, ReceiptKind, SubmitFailure } from './rece
 export { askUserContext, type AskUserContextValue } from './context.js';
 
 // Words of the card.
-export { STRINGS, type AskUserLocale, type AskUserStrings } from './strings.js';
+export { STRINGS, type AskUserApprovalStrings, type AskUserLocale, type AskUserStrings } from './strings.js';
 
 // Calls to the agent server.
 export {
@@ -53,6 +53,9 @@ export {
   type StreamOptions,
   type SubmitOptions,
 } from './client.js';
+// Tool approval (§12): what an approval card shows of each call and what its answer holds (types only: the card's
+// code for approvals loads with the first approval card).
+export type { ApprovalDecision, ApprovalRequest } from '../plugin/contract/approval.js';
 export { ChatStreamError, readChatEvents, type ChatStreamErrorCode, type ReadChatEventsOptions } from './sse-reader.js';
 
 // Chat-stream events and the checks that accept them.

@@ -5,3 +5,4 @@ export type { AiRunState, AiRunStatus } from './ai-run-state.js';
 export type { StepSettings } from './model-step.js';
 export { uiMessageSink, type UiMessageSinkOptions } from './ui-message-sink.js';
 export { fromLoopTools, type FromLoopToolsOptions } from './loop-tools.js';
+export type { ApprovalContext, ApprovalPolicy } from '../tools/approval-policy.js';

@@ -17,6 +17,7 @@ export type { ModelApi } from './run-rounds.js';
 export { ModelCallError, DEFAULT_MODEL_IDLE_TIMEOUT_MS, type ModelErrorCode } from '../runs/model-call.js';
 export { ToolRegistry, type ToolCallResult } from './tool-registry.js';
 export type { LoopTool, ToolOutput, ToolRunContext } from '../tools/loop-tool.js';
+export type { ApprovalContext, ApprovalPolicy } from '../tools/approval-policy.js';
 export { describeToolContent, type ToolContentPart } from '../tools/tool-content.js';
 export type { RunState, RunStatus, PausedOn } from './run-state.js';
 export { maskedLogger, redactSecrets, type LoopErrorCode } from '../runs/failures.js';

@@ -182,6 +182,8 @@ describe('createAskUserKit', () => {
   it('the entry exports the documented surface and nothing else', async () => {
     // Values only (types leave no trace at run time); README "Public surface" lists them.
     assert.deepEqual(Object.keys(plugin).sort(), [
+      'APPROVAL_CANCEL_ANSWER',
+      'APPROVAL_LIMITS',
       'ASK_USER_DESCRIPTIONS',
       'ASK_USER_TOOL_NAME',
       'AUDIT_EVENTS',
@@ -191,6 +193,7 @@ describe('createAskUserKit', () => {
       'DEFAULT_TTL_MS',
       'ERROR_CODES',
       'FORM_CANCEL_ANSWER',
+      'INTERRUPTED_RESULT',
       'LIMITS',
       'MODES',
       'RESOLVED_STATUSES',
@@ -207,11 +210,13 @@ describe('createAskUserKit', () => {
       'askUserResponsesTool',
       'checkAnswer',
       'checkContinue',
+      'checkDecisions',
       'closedToolResultText',
       'consoleAuditLogger',
       'continueBodySchema',
       'createAskUserKit',
       'crossSiteReason',
+      'deniedResultText',
       'errorBodySchema',
       'formToolResultContentSchema',
       'formatEvent',
