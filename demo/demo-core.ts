@@ -21,7 +21,7 @@ import type { AiSdkRuntime } from 'ask-user-kit/plugin/ai-sdk';
 import type { McpElicitation } from 'ask-user-kit/plugin/mcp';
 import { asDemoLoop, demoAiSdkRuntime, type DemoAiSdkApi } from './ai-sdk-runtime.js';
 import { TraceBook } from './trace.js';
-import { demoTools } from './tools.js';
+import { demoToolsFor } from './tools.js';
 import { ownsSession } from './session-owners.js';
 import { closingsOf, recordClosings, sessionView } from './session-view.js';
 
@@ -49,7 +49,7 @@ export interface DemoAppOptions {
   locale?: 'zh' | 'en';
   /** @default 8 */
   maxRounds?: number;
-  /** @default the demo's list_test_suites */
+  /** @default the demo's list_test_suites, deploy_preview and delete_branch (demo/tools.ts), in `locale` */
   tools?: readonly LoopTool[] | ((sessionId: string) => readonly LoopTool[]);
   /** Built page to serve; omitted: API only. */
   staticDir?: string;
@@ -109,7 +109,7 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
     ttlMs,
     locale = 'zh',
     maxRounds = 8,
-    tools = demoTools,
+    tools = demoToolsFor(locale),
     heartbeatMs,
     system = DEMO_SYSTEM_PROMPT,
   } = options;

@@ -13,7 +13,7 @@ import { openStore, parseStoreUrl } from 'ask-user-kit/plugin';
 import { maskedLogger } from 'ask-user-kit/plugin/loop';
 import { readDemoConfig } from './config.js';
 import { createDemoApp } from './app.js';
-import { demoTools } from './tools.js';
+import { demoToolsFor } from './tools.js';
 import { startMeetingServer } from './mcp/meeting-server.js';
 import { connectMcpTools } from './mcp/mcp-tools.js';
 import { mcpElicitation } from 'ask-user-kit/plugin/mcp';
@@ -36,6 +36,11 @@ async function main() {
   const model = config.model ?? (scripted ? SCRIPTED_MODEL_NAME : 'gpt-4o-mini');
   // The SDK's own log lines may quote upstream text: they go through the same key masking as ours.
   const client = new OpenAI({ baseURL, apiKey: config.apiKey, maxRetries: 1, logger: maskedLogger() });
+
+  // A tool that needs approval (§12) prints one line each time it runs (no arguments): a run is countable in the log.
+  const demoTools = demoToolsFor(config.locale, {
+    onRun: (tool, sessionId) => console.log(JSON.stringify({ type: 'demo.tool_run', tool, sessionId, at: new Date().toISOString() })),
+  });
 
   // MCP (§10): the servers of ASK_USER_MCP_URL, or the demo's own meeting server; their elicitations reach the card.
   const meetings = config.mcpUrls.length ? undefined : await startMeetingServer();

@@ -7,6 +7,7 @@
 import type { AskUserArgs } from 'ask-user-kit/plugin';
 import type { ChatRequestBody, ScriptedTurn } from './scripted-turn.js';
 import { langOf, questionFor, topicOf, TEST_SUITES, type Lang, type TestSuite, type Topic } from './questions.js';
+import { DELETE_BRANCH, DEPLOY_PREVIEW, deployCalls, deployIntro, deployPlanOf, replyToDeploy } from './deploy.js';
 
 export const LIST_TEST_SUITES = 'list_test_suites';
 /** The demo's own MCP server's tool (demo/mcp/meeting-server.ts), which asks the user through elicitation. */
@@ -28,13 +29,20 @@ const textOf = (m: Message | undefined): string => {
 };
 
 function findCall(messages: Message[], toolCallId: string): CallInfo | undefined {
+  return turnOf(messages, toolCallId)?.find((c) => c.id === toolCallId);
+}
+
+/** Every call of the assistant turn that made `toolCallId`. */
+function turnOf(messages: Message[], toolCallId: string): CallInfo[] | undefined {
   for (const m of messages) {
     const calls = (m.tool_calls as CallInfo[] | undefined) ?? [];
-    const hit = calls.find((c) => c.id === toolCallId);
-    if (hit) return hit;
+    if (calls.some((c) => c.id === toolCallId)) return calls;
   }
   return undefined;
 }
+
+/** Tools whose calls wait for the user's approval (§12): their turn is answered as a whole. */
+const NEEDS_APPROVAL = new Set([DEPLOY_PREVIEW, DELETE_BRANCH]);
 
 const offers = (body: ChatRequestBody, name: string) => (body.tools ?? []).some((t) => t.function?.name === name);
 const parse = <T>(text: string): T | undefined => {
@@ -68,6 +76,17 @@ export function createAssistant(options: AssistantOptions = {}) {
     const zh = lang === 'zh';
 
     if (last?.role === 'tool') {
+      // A turn with calls that needed approval: one line per call, quoting what came back (a URL, a denial's reason).
+      const turn = turnOf(messages, String(last.tool_call_id)) ?? [];
+      if (turn.some((c) => NEEDS_APPROVAL.has(c.function.name))) {
+        const results = new Map(messages.filter((m) => m.role === 'tool').map((m) => [String(m.tool_call_id), textOf(m)]));
+        return say(
+          replyToDeploy(
+            turn.map((c) => ({ name: c.function.name, content: results.get(c.id) ?? '' })),
+            lang,
+          ),
+        );
+      }
       const call = findCall(messages, String(last.tool_call_id));
       if (call?.function.name === LIST_TEST_SUITES) {
         const suites = parse<{ suites: TestSuite[] }>(textOf(last))?.suites ?? TEST_SUITES;
@@ -91,6 +110,12 @@ export function createAssistant(options: AssistantOptions = {}) {
       );
     }
     const topic = topicOf(userText);
+    // §12: the deploy tools need the user's approval; the kit shows the card, the model only calls them.
+    if (topic === 'deploy' && offers(body, DEPLOY_PREVIEW)) {
+      const plan = deployPlanOf(userText);
+      const toolCalls = deployCalls(plan, (name) => offers(body, name), LIST_TEST_SUITES);
+      return { text: deployIntro(plan, lang), toolCalls, chunkSize: 3, pieceDelayMs };
+    }
     // Topics a tool of their own answers, when the request offers it: the tool is called first.
     const byTool: Partial<Record<Topic, [string, string, string]>> = {
       meeting: [BOOK_MEETING, '我请会议服务器来预约。', 'Let me ask the meeting server to book it.'],

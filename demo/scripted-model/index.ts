@@ -4,6 +4,7 @@ import { startChatCompletionsServer, type ChatCompletionsServer } from './chat-c
 
 export { createAssistant, replyToAnswer, LIST_TEST_SUITES } from './assistant.js';
 export { TEST_SUITES, questionFor, topicOf, langOf } from './questions.js';
+export { DEPLOY_PREVIEW, DELETE_BRANCH, deployPlanOf, replyToDeploy } from './deploy.js';
 export * from './chat-completions-server.js';
 
 export const SCRIPTED_MODEL_NAME = 'ask-user-kit-scripted';

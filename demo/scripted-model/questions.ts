@@ -5,13 +5,16 @@
 import type { AskUserArgs } from 'ask-user-kit/plugin';
 
 export type Lang = 'zh' | 'en';
-export type Topic = 'meeting' | 'calendar' | 'plan' | 'release' | 'tests' | 'directory' | 'count' | 'features' | 'naming' | 'approach';
+export type Topic =
+  'meeting' | 'calendar' | 'plan' | 'deploy' | 'release' | 'tests' | 'directory' | 'count' | 'features' | 'naming' | 'approach';
 
 /** Keywords per topic, checked in this order (the first match wins). */
 export const TOPIC_KEYWORDS: ReadonlyArray<[Topic, RegExp]> = [
   ['meeting', /meeting|book a|schedule a|会议|预约|约个会/i],
   ['calendar', /calendar|日历/i],
   ['plan', /release plan|rollout plan|roll-?out|发布计划|发布方案|上线方案/i],
+  // §12: calls deploy_preview (and for a clean-up delete_branch), which wait for the user's approval.
+  ['deploy', /deploy|部署/i],
   ['tests', /\btests?\b|test suites?|测试|用例/i],
   ['release', /release|ship|launch|deadline|发布|上线|日期|排期/i],
   ['directory', /director(y|ies)|folder|\bpath\b|目录|文件夹|路径/i],
@@ -56,6 +59,16 @@ export function questionFor(topic: Topic, lang: Lang, suites: TestSuite[] = TEST
         options: [
           { id: 'work', label: zh ? '工作日历' : 'Work calendar', recommended: true },
           { id: 'personal', label: zh ? '个人日历' : 'Personal calendar' },
+        ],
+      };
+    case 'deploy':
+      // Without the deploy_preview tool the assistant asks where it would have deployed.
+      return {
+        title: zh ? '部署到哪个环境？' : 'Which environment should it go to?',
+        mode: 'single',
+        options: [
+          { id: 'preview', label: zh ? '预览环境' : 'Preview', recommended: true },
+          { id: 'staging', label: zh ? '预发环境' : 'Staging' },
         ],
       };
     case 'release':
