@@ -79,7 +79,10 @@ function outputText(output: Part['output']): string {
   return JSON.stringify(output?.value ?? null);
 }
 
-/** An AI SDK run in the plugin loop's shape: user text, assistant text with its tool calls, one tool message per result. */
+/**
+ * An AI SDK run in the plugin loop's shape: user text, assistant text with its tool calls, one tool message per
+ * result; and the session's "always" approvals (§12), which the session view lists.
+ */
 export function loopView(run: AiRunState): RunState {
   const messages: ChatCompletionMessageParam[] = [];
   for (const m of run.messages) {
@@ -114,6 +117,7 @@ export function loopView(run: AiRunState): RunState {
     rev: run.rev,
     updatedAt: run.updatedAt,
     ...(run.paused ? { paused: { requestId: run.paused.requestId, toolCallId: run.paused.toolCallId, round: run.paused.step } } : {}),
+    ...(run.alwaysAllowed?.length ? { alwaysAllowed: [...run.alwaysAllowed] } : {}),
   };
 }
 

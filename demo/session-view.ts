@@ -1,7 +1,8 @@
 /**
  * `GET /api/session`: the run's history as the page redraws it after a refresh — user and assistant text,
- * tool calls with their results — without the system prompt; and when each question closed, which the
- * history itself does not hold, so a redrawn receipt shows the time the live one did.
+ * tool calls with their results — without the system prompt; when each question closed, which the history
+ * itself does not hold, so a redrawn receipt shows the time the live one did; and the tools the user allowed
+ * for the rest of the session on an approval card (§12, "always").
  */
 import type { AuditLogger, PendingStore } from 'ask-user-kit/plugin';
 import type { RunState } from 'ask-user-kit/plugin/loop';
@@ -20,6 +21,8 @@ export interface SessionViewBody {
   status: RunState['status'] | 'new';
   paused?: RunState['paused'];
   items: SessionItem[];
+  /** Tools whose calls run without a card for the rest of the session (§12 "always"), in the order allowed. */
+  alwaysAllowed: string[];
 }
 
 const text = (content: unknown): string =>
@@ -63,7 +66,7 @@ export async function closingsOf(store: PendingStore, sessionId: string): Promis
 }
 
 export function sessionView(sessionId: string, run: RunState | undefined, closings: Closings = {}): SessionViewBody {
-  if (!run) return { sessionId, status: 'new', items: [] };
+  if (!run) return { sessionId, status: 'new', items: [], alwaysAllowed: [] };
   const items: SessionItem[] = [];
   for (const m of run.messages) {
     if (m.role === 'user') items.push({ role: 'user', text: text(m.content) });
@@ -77,5 +80,6 @@ export function sessionView(sessionId: string, run: RunState | undefined, closin
       items.push({ role: 'tool', toolCallId: m.tool_call_id, text: text(m.content), ...(at ? { at } : {}) });
     }
   }
-  return { sessionId, status: run.status, ...(run.paused ? { paused: run.paused } : {}), items };
+  const alwaysAllowed = [...(run.alwaysAllowed ?? [])];
+  return { sessionId, status: run.status, ...(run.paused ? { paused: run.paused } : {}), items, alwaysAllowed };
 }

@@ -21,6 +21,8 @@ export interface SessionView {
   status: string;
   paused?: { requestId: string; toolCallId: string };
   items: SessionItem[];
+  /** Tools the user allowed for the rest of the session on an approval card (§12 "always"). */
+  alwaysAllowed?: string[];
 }
 
 /** A question of a §9.2 call, as far as its receipt needs it. */

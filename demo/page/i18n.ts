@@ -12,7 +12,9 @@ export const PAGE_STRINGS = {
     trace: '开发者面板',
     traceShort: '开发者',
     chat: '对话',
-    hints: '试试：「帮我规划发布」「要跑哪些测试」「输出到哪个目录」「需要多少实例」「启用哪些功能」「给项目起个名字」',
+    hints:
+      '试试：「帮我规划发布」「要跑哪些测试」「输出到哪个目录」「需要多少实例」「启用哪些功能」「给项目起个名字」「部署 feature/login」「部署并清理」',
+    alwaysAllowed: '本会话始终允许：',
     message: '消息',
     placeholder: '输入消息，Enter 发送，Shift+Enter 换行',
     send: '发送',
@@ -40,7 +42,8 @@ export const PAGE_STRINGS = {
     traceShort: 'Dev',
     chat: 'Chat',
     hints:
-      'Try: “plan a release”, “which tests should run”, “which directory”, “how many instances”, “enable features”, “name the project”',
+      'Try: “plan a release”, “which tests should run”, “which directory”, “how many instances”, “enable features”, “name the project”, “deploy feature/login”, “deploy and clean up”',
+    alwaysAllowed: 'Always allowed:',
     message: 'Message',
     placeholder: 'Type a message; Enter sends, Shift+Enter adds a line',
     send: 'Send',

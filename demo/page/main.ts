@@ -4,7 +4,8 @@
  * with the widget's reader and draws text, cards, tool results and errors. Streams reconnect by themselves
  * (docs/protocol.md §11): the header says so while one is cut off, and the stop button ends the run. After a
  * reload the page picks up a run still in flight with `resumeChat`, else redraws the history and restores
- * the open card from `GET /api/interactions/pending`.
+ * the open card from `GET /api/interactions/pending` (an approval card, §12, as any other). A line under the
+ * chat names the tools the user allowed for the rest of the session on an approval card.
  */
 import 'ask-user-kit/widget';
 import {
@@ -32,6 +33,8 @@ const form = $<HTMLFormElement>('#composer');
 const input = $<HTMLTextAreaElement>('#message');
 const traceBox = $<HTMLElement>('#trace');
 const traceLines = $<HTMLPreElement>('#trace-lines');
+const allowedLine = $<HTMLElement>('[data-testid="always-allowed"]');
+const allowedTools = $<HTMLElement>('[data-testid="always-allowed-tools"]');
 
 const newSessionId = () => `s-${crypto.randomUUID()}`;
 // `?session=<id>` opens a given session (handy for a second tab or a test); else the stored one.
@@ -184,6 +187,7 @@ async function drawStream(
     streaming--;
     streamingChanged();
     void refreshTrace();
+    void refreshAllowed().catch(() => {});
   }
   // Ended without `done` and not by us: the server had nothing in flight to pick up (204), so the session
   // view and its open card tell the rest (a `gone` stream restores through connectionChanged already).
@@ -191,6 +195,20 @@ async function drawStream(
     void restore().catch((err) => item('error', `${s().error}: ${(err as Error).message}`));
   }
   return ended;
+}
+
+/** The tools allowed for the rest of the session (§12 "always"): the line says which, and hides while there are none. */
+function showAllowed(names: readonly string[] | undefined) {
+  allowedTools.textContent = (names ?? []).join(', ');
+  allowedLine.hidden = !names?.length;
+}
+
+/** After a stream ended: an approval card answered with "always" may have allowed a tool. */
+async function refreshAllowed() {
+  const id = sessionId;
+  const res = await fetch(`/api/session?sessionId=${encodeURIComponent(id)}`);
+  if (!res.ok || id !== sessionId) return;
+  showAllowed(((await res.json()) as SessionView).alwaysAllowed);
 }
 
 async function send(message: string) {
@@ -243,6 +261,7 @@ async function restore() {
     res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
   }
   const view = (await res.json()) as SessionView;
+  showAllowed(view.alwaysAllowed);
   const resumed = await resumeChat(sessionId, { lastEventId: null, signal }).catch(() => undefined);
   if (signal.aborted) return;
   // 204 (nothing in flight) and a server without the route alike: the history and the card tell it all.
