@@ -7,6 +7,7 @@
 export {
   createAskUserKit,
   DEFAULT_HEARTBEAT_MS,
+  DEFAULT_NOTIFY_AFTER_MS,
   DEFAULT_TTL_MS,
   type AskUserKit,
   type AskUserKitOptions,
@@ -122,3 +123,6 @@ export {
   type DenyReason,
 } from './contract/approval.js';
 export type { ApprovalContext, ApprovalPolicy } from './tools/approval-policy.js';
+// Reaching a user who is away (contract §13): the notifier interface and the kit's Standard Webhooks notifier.
+export type { Notification, NotificationKind, Notifier, NotifyContext } from './notify/notifier.js';
+export { webhookNotifier, WEBHOOK_EVENT_TYPE, type WebhookNotifierOptions } from './notify/webhook-notifier.js';

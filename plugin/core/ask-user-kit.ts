@@ -24,6 +24,8 @@ import type { RunHost, SseSink } from './host.js';
 import type { RuntimeFactory } from './runtime.js';
 import type { InteractionRecord, PendingStore, StoreOptions } from '../store/types.js';
 import type { EventLog } from '../store/event-log.js';
+import { NotifyScheduler } from '../notify/notify-scheduler.js';
+import type { Notifier } from '../notify/notifier.js';
 
 export interface AskUserKitOptions<Ctx = unknown, R extends RunHost = RunHost> {
   /**
@@ -74,6 +76,14 @@ export interface AskUserKitOptions<Ctx = unknown, R extends RunHost = RunHost> {
   onError?: (err: unknown) => void;
   /** Timer functions of the SSE heartbeat, for tests. @default the global timers */
   sseTimers?: SseTimers;
+  /**
+   * Notifiers that reach a user who is away (docs/protocol.md §13): each runs once per card that waited
+   * `notifyAfterMs` without an answer, once across every instance sharing the store. The kit's own:
+   * `webhookNotifier` (Standard Webhooks) and `webPushNotifier`. @default []
+   */
+  notifiers?: readonly Notifier[];
+  /** How long a card waits before its notifiers run; 0 = at once. @default 30000 */
+  notifyAfterMs?: number;
 }
 
 /** What an adapter calls per request: the routes with this request's caller context and SSE opener. */
@@ -126,6 +136,7 @@ export interface AskUserKit<Ctx = unknown, R extends RunHost = RunHost> {
 
 export const DEFAULT_TTL_MS = 30 * 60 * 1000;
 export const DEFAULT_HEARTBEAT_MS = 15_000;
+export const DEFAULT_NOTIFY_AFTER_MS = 30_000;
 
 const defaultOnError = (err: unknown) => console.error('[ask-user-kit]', err);
 
@@ -148,6 +159,8 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     expiryTimers = true,
     onError = defaultOnError,
     sseTimers,
+    notifiers = [],
+    notifyAfterMs = DEFAULT_NOTIFY_AFTER_MS,
   } = options;
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
   if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0)
@@ -177,7 +190,8 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     };
   const audit = safeAuditLogger(logger, (e) => onError(e));
   const admitChat = chatAdmission({ authorize: warnedPolicy as () => Authorize<never>, audit, now });
-  const coordinator = new Coordinator({ store, host, audit, admitChat, ttlMs, now, expiryTimers, onError: (e) => onError(e) });
+  const notify = new NotifyScheduler({ store, notifiers, afterMs: notifyAfterMs, now, onError: (e) => onError(e) });
+  const coordinator = new Coordinator({ store, host, audit, admitChat, ttlMs, now, expiryTimers, onError: (e) => onError(e), notify });
   runtime = options.runtime?.(coordinator);
   // What a runtime offers of §11 (numbered continues, follow, stop) the forwarding host offers too.
   if (runtime && host !== inProcess && !options.host) {
@@ -238,6 +252,7 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     prefix: normalizedPrefix,
     async close() {
       coordinator.close();
+      await notify.close();
       inProcess?.abortAll();
       await (runtime as { close?: () => Promise<void> } | undefined)?.close?.();
       if (ownsStore) await store.close();

@@ -26,6 +26,7 @@ import type { ClosedContext, RunHost, SseSink } from './host.js';
 import { isPastExpiry, type InteractionRecord, type PendingStore, type Resolution } from '../store/types.js';
 import type { EventLog } from '../store/event-log.js';
 import { inProcessLog } from '../store/memory-log.js';
+import type { NotifyScheduler } from '../notify/notify-scheduler.js';
 
 /** A Chat Completions tool call, as the `openai` SDK hands it over. */
 export interface ToolCallLike {
@@ -92,6 +93,8 @@ export interface CoordinatorOptions {
   /** Failures nobody awaits (a host's `closed` hook, a timer's close), for `app.on('error')`-style logging. */
   onError: (err: unknown) => void;
   newId?: () => string;
+  /** When notifiers run for a card that waits (§13); none: no notifications. */
+  notify?: NotifyScheduler;
 }
 
 /** The `user_input_required` data of a record (docs/protocol.md §3). */
@@ -213,9 +216,11 @@ export class Coordinator {
   readonly #onError: (err: unknown) => void;
   readonly #newId: () => string;
   readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #notify: NotifyScheduler | undefined;
 
   constructor(options: CoordinatorOptions) {
-    const { store, host, audit, admitChat, ttlMs, now, expiryTimers, onError, newId = newRequestId } = options;
+    const { store, host, audit, admitChat, ttlMs, now, expiryTimers, onError, newId = newRequestId, notify } = options;
+    this.#notify = notify;
     this.store = store;
     this.log = store.log ?? inProcessLog(store);
     this.admitChat = admitChat;
@@ -310,6 +315,7 @@ export class Coordinator {
     sse?.send('user_input_required', event);
     this.#audit.audit(recordEntry('asked', record, createdAt));
     this.#scheduleExpiry(record);
+    this.#notify?.schedule(record);
     return { record, event };
   }
 
@@ -387,8 +393,17 @@ export class Coordinator {
     this.#audit.audit(recordEntry(r.status, record, r.at, { ...(r.status === 'answered' ? { answer: r.answer } : {}), recovered: true }));
   }
 
-  /** Stop the expiry timer of one question (it was answered). */
+  /**
+   * A sweep found a card still waiting (any instance's): its notifiers run now if it is due and nobody ran
+   * them yet (§13). Returns at once; the delivery goes on in the background.
+   */
+  notifyDue(record: InteractionRecord): void {
+    this.#notify?.due(record);
+  }
+
+  /** Stop the expiry and notification timers of one question (it was answered). */
   clearTimer(requestId: string): void {
+    this.#notify?.cancel(requestId);
     const t = this.#timers.get(requestId);
     if (t !== undefined) clearTimeout(t);
     this.#timers.delete(requestId);

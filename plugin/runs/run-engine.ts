@@ -29,7 +29,8 @@ import { rollForwardRun, type RollForwardResult, type WriteOutcome } from './too
 
 export interface RunEngineOptions<M, S extends ResumableRun<M>> {
   /** The kit's coordinator: the chat's door, and the closing of open and overdue questions. */
-  coordinator: Pick<Coordinator, 'admitChat' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'cancelOpen' | 'log'>;
+  coordinator: Pick<Coordinator, 'admitChat' | 'closeOpen' | 'expireDue' | 'auditRecovered' | 'cancelOpen' | 'log'> &
+    Partial<Pick<Coordinator, 'notifyDue'>>;
   /** Where the questions live (the kit's store). */
   store: PendingStore;
   /** Where this runtime's runs live. */
@@ -299,6 +300,7 @@ export class RunEngine<M, S extends ResumableRun<M>> implements RunHost {
       resumeStalled: (sessionId, seen) => this.#resumeStalled(sessionId, seen),
       isRunning: (run) => this.#isRunning(run),
       needsSweep: (run) => run?.status === 'paused' || this.#stalledOnAnswer(run),
+      notifyDue: (record) => this.#coordinator.notifyDue?.(record),
       signal: this.#closing.signal,
       onError: this.#onError,
       now: this.#now,

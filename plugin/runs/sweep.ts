@@ -39,6 +39,8 @@ export interface SweepDeps<R> {
   isRunning(run: R | undefined): Promise<boolean>;
   /** A run a sweep must keep listed: paused, or owing the model an accepted answer. */
   needsSweep(run: R | undefined): boolean;
+  /** A card still waiting, in time: its notifiers may be due (§13). */
+  notifyDue?(record: InteractionRecord): void;
   signal: AbortSignal;
   onError(err: unknown): void;
   now(): number;
@@ -59,7 +61,10 @@ export async function sweepMarkers<R>(deps: SweepDeps<R>): Promise<SweepReport> 
       report.checked++;
       // Still waiting for its answer, in time: nothing to finish. (A claim or a closing changes the record.)
       const record = records[i];
-      if (record?.status === 'pending' && !isPastExpiry(record, deps.now())) continue;
+      if (record?.status === 'pending' && !isPastExpiry(record, deps.now())) {
+        deps.notifyDue?.(record);
+        continue;
+      }
       // One session's failure is logged and the sweep goes on: the others must not starve behind it.
       await sweepSession(deps, listed, report).catch(deps.onError);
     }

@@ -190,6 +190,7 @@ describe('createAskUserKit', () => {
       'AskUserError',
       'CANCEL_ANSWER',
       'DEFAULT_HEARTBEAT_MS',
+      'DEFAULT_NOTIFY_AFTER_MS',
       'DEFAULT_TTL_MS',
       'ERROR_CODES',
       'FORM_CANCEL_ANSWER',
@@ -200,6 +201,7 @@ describe('createAskUserKit', () => {
       'SSE_HEADERS',
       'StoreError',
       'StoreUnavailableError',
+      'WEBHOOK_EVENT_TYPE',
       'allowAnyCaller',
       'answerToolResultText',
       'askUserArgsSchema',
@@ -231,6 +233,7 @@ describe('createAskUserKit', () => {
       'strictParameters',
       'toolResultContentSchema',
       'userInputRequiredSchema',
+      'webhookNotifier',
     ]);
     const loop = await import('../../plugin/loop/index.js');
     assert.deepEqual(Object.keys(loop).sort(), [
