@@ -4,7 +4,7 @@
  * Webhooks notifier (webhook-notifier.ts) and Web Push (push/). A notification names the card and
  * never carries the free text of any answer, nor anything of the session but its id.
  */
-import type { InteractionRecord } from '../store/types.js';
+import type { InteractionRecord, PendingStore } from '../store/types.js';
 
 export type NotificationKind = 'question' | 'approval' | 'elicitation';
 
@@ -28,6 +28,8 @@ export interface NotifyContext {
   signal: AbortSignal;
   /** True while the card still waits: a notifier that retries asks before each attempt, and stops once it is closed. */
   isOpen(): Promise<boolean>;
+  /** The kit's store, where a notifier keeps what it needs (Web Push: the session's subscriptions). */
+  store: PendingStore;
 }
 
 export interface Notifier {

@@ -121,7 +121,7 @@ export class NotifyScheduler {
       if (!claimed) return;
       const answerUrl = await this.#answerUrl?.(record);
       const notification = notificationOf(record, answerUrl);
-      const ctx = { signal: this.#closing.signal, isOpen: () => this.#isOpen(record.requestId) };
+      const ctx = { signal: this.#closing.signal, isOpen: () => this.#isOpen(record.requestId), store: this.#store };
       await Promise.all(
         this.#notifiers.map((notifier) =>
           notifier.notify(notification, ctx).catch((err: unknown) => this.#onError(new NotifyError(notifier.name, err))),
