@@ -201,6 +201,37 @@ const login: MiddlewareHandler = async (c, next) => {
 };`,
 };
 
+/** The one tool the test's host offers in place of the README's `myTools`. */
+const ONE_TOOL = `import type { LoopTool } from 'ask-user-kit/plugin/loop';
+const myTools: LoopTool[] = [
+  { name: '${HOST_TOOL.name}', description: 'Looks up the release.', parameters: { type: 'object', properties: {} }, run: () => '${HOST_TOOL.output}' },
+];`;
+
+/** What a README server snippet leaves to the host, with `tools` the host's `myTools` (and what they need). */
+function serverHost(server: ReadmeServer, tools: string): string {
+  return `\
+// Supplied by the package test: what the README leaves to the host, and a way to learn the port.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+${LOGIN[server]}
+const OWNER = ${JSON.stringify(OWNER_COOKIE)};
+${tools}
+function ownsSession(user: { id: string } | undefined, _sessionId: string): boolean {
+  return user?.id === 'owner';
+}
+function listening(this: Server): void {
+  console.log(\`README example listening on \${(this.address() as AddressInfo).port}\`);
+}
+`;
+}
+
+/** The one substitution in a server snippet: `.listen(3000)` becomes a free loopback port, printed by `listening`. */
+function onFreePort(snippet: string): string {
+  const listen = '.listen(3000)';
+  assert.equal(snippet.split(listen).length - 1, 1, `the snippet calls ${listen} once (the test replaces it with a free port)`);
+  return snippet.replace(listen, ".listen(0, '127.0.0.1', listening)");
+}
+
 /**
  * A README server snippet as a consumer file. What the snippet leaves to the host is supplied in front
  * of it: `myTools` (one tool), `login` (the owner's cookie makes the caller `owner`), `ownsSession` (the
@@ -211,23 +242,7 @@ const login: MiddlewareHandler = async (c, next) => {
  */
 export function readmeServerAsConsumer(readmePath: string, server: ReadmeServer): string {
   const snippet = readmeServerSnippet(readmePath, server);
-  const host = `\
-// Supplied by the package test: what the README leaves to the host, and a way to learn the port.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { LoopTool } from 'ask-user-kit/plugin/loop';
-${LOGIN[server]}
-const OWNER = ${JSON.stringify(OWNER_COOKIE)};
-const myTools: LoopTool[] = [
-  { name: '${HOST_TOOL.name}', description: 'Looks up the release.', parameters: { type: 'object', properties: {} }, run: () => '${HOST_TOOL.output}' },
-];
-function ownsSession(user: { id: string } | undefined, _sessionId: string): boolean {
-  return user?.id === 'owner';
-}
-function listening(this: Server): void {
-  console.log(\`README example listening on \${(this.address() as AddressInfo).port}\`);
-}
-// The README's example, as written there:
+  const host = `${serverHost(server, ONE_TOOL)}// The README's example, as written there:
 `;
   if (server === 'hono') {
     assert.match(snippet, /export default app;/, 'the Hono snippet exports its app');
@@ -236,9 +251,65 @@ function listening(this: Server): void {
 serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => console.log(\`README example listening on \${info.port}\`));
 `;
   }
-  const listen = '.listen(3000)';
-  assert.equal(snippet.split(listen).length - 1, 1, `the snippet calls ${listen} once (the test replaces it with a free port)`);
-  return host + snippet.replace(listen, ".listen(0, '127.0.0.1', listening)");
+  return host + onFreePort(snippet);
+}
+
+/** The README's section with a tool that needs the user's approval (contract §12): one ts block, its `myTools`. */
+export const README_APPROVAL = "### A tool that needs the user's approval";
+
+/** The approval section's one ts block, cut out at test time (only from that section, up to the next heading). */
+export function readmeApprovalBlock(readmePath: string): string {
+  const readme = readFileSync(readmePath, 'utf8');
+  const at = readme.indexOf(README_APPROVAL);
+  assert.ok(at >= 0, `README.md has the section "${README_APPROVAL}"`);
+  const next = readme.slice(at + README_APPROVAL.length).search(/\n#{1,6} /);
+  const section = readme.slice(at, next < 0 ? undefined : at + README_APPROVAL.length + next);
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  assert.equal(blocks.length, 1, 'the approval section has one ts block');
+  assert.match(blocks[0]!, /const myTools: LoopTool\[\] = /, 'the approval block defines myTools');
+  return blocks[0]!;
+}
+
+/** The approval block as a consumer file, as written, with what it leaves to the host (`deployPreview`) declared in front of it. */
+export function readmeApprovalAsConsumer(readmePath: string): string {
+  return `\
+// Supplied by the package test: what the block leaves to the host.
+declare function deployPreview(branch: string): Promise<{ url: string }>;
+// The README's block, as written there:
+${readmeApprovalBlock(readmePath)}`;
+}
+
+/** Where the approval server's `deployPreview` appends each branch it deploys (one JSON string a line), in its working directory. */
+export const DEPLOY_LOG = 'deploy-preview.log';
+
+/** The preview URL the approval server's `deployPreview` answers for a branch. */
+export const previewUrl = (branch: string) => `https://preview.example.test/${branch}`;
+
+/**
+ * The README's Koa server with the approval block's `myTools` in place of the test's one tool: the block
+ * as written, with `deployPreview` supplied in front of it (it appends its branch to DEPLOY_LOG before it
+ * answers, so a call is on disk before its result is streamed), then the Koa snippet as in
+ * `readmeServerAsConsumer`.
+ */
+export function readmeApprovalServerAsConsumer(readmePath: string): string {
+  const tools = `\
+import { appendFileSync } from 'node:fs';
+async function deployPreview(branch: string): Promise<{ url: string }> {
+  appendFileSync(${JSON.stringify(DEPLOY_LOG)}, JSON.stringify(branch) + '\\n');
+  return { url: \`${previewUrl('${branch}')}\` };
+}
+// The README's approval block, as written there: its myTools are the host's tools.
+${readmeApprovalBlock(readmePath)}`;
+  return `${serverHost('koa', tools)}// The README's Koa example, as written there:
+${onFreePort(readmeServerSnippet(readmePath, 'koa'))}`;
+}
+
+/** A model that calls `deploy_preview` on "deploy <branch>", then answers with what the tool returned. */
+export function deployModelTurn(body: ChatRequestBody): ScriptedTurn {
+  const last = body.messages.at(-1);
+  const branch = last?.role === 'user' ? /^deploy (\S+)/.exec(String(last.content))?.[1] : undefined;
+  if (branch) return { toolCalls: [{ name: 'deploy_preview', arguments: { branch } }] };
+  return { text: `Deployed: ${String(last?.content)}` };
 }
 
 /** The README's Next.js recipe: its two blocks, the shared kit module and the catch-all route file. */

@@ -6,8 +6,10 @@
  * file using every entry, a React page in TSX, the README's examples and plugin/ai-sdk/README.md's
  * useChat page and chat route, each README server (Koa, Express, Hono, the Next.js route file) runs as
  * written and serves real requests against a scripted OpenAI-compatible model on loopback (the owner
- * chats and answers, a stranger gets 403), and Chromium loads the standalone bundle from the installed
- * package with a plain <script type="module"> and answers the server's question with it.
+ * chats and answers, a stranger gets 403), the Koa server with the README's approval section's tool
+ * pauses on its approval card and runs the approved, edited call once (contract §12), and Chromium loads
+ * the standalone bundle from the installed package with a plain <script type="module"> and answers the
+ * server's question with it.
  *
  * No step leaves loopback: the consumer installs with `npm ci --offline` from a lock file cut out of
  * ours (tests/package/consumer-lock.ts), so npm takes every tarball from its cache, which our own
@@ -43,6 +45,11 @@ import {
   readmeUseChatAsConsumer,
   standalonePage,
   type ReadmeServer,
+  readmeApprovalAsConsumer,
+  readmeApprovalServerAsConsumer,
+  deployModelTurn,
+  DEPLOY_LOG,
+  previewUrl,
 } from './consumer-files.js';
 
 const root = resolve(new URL('../../', import.meta.url).pathname);
@@ -60,6 +67,9 @@ const SERVERS = [...(Object.keys(README_SERVERS) as ReadmeServer[]), 'next'] as 
 type ExampleServer = (typeof SERVERS)[number];
 /** The file the consumer's Node runs for each example; the Next.js recipe runs through its route-file host. */
 const serverFile = (server: ExampleServer) => (server === 'next' ? 'next-host.ts' : `server-${server}.ts`);
+/** The README's Koa server with the approval section's `myTools` (contract §12), and that section's block alone. */
+const APPROVAL_SERVER = 'server-koa-approval.ts';
+const APPROVAL_BLOCK = 'readme-approval.ts';
 /** Next.js resolves `@/…` and extensionless imports itself; in plain Node, tsx (from this repository) does it as Next.js does. */
 const runArgs = (server: ExampleServer) =>
   server === 'next'
@@ -452,6 +462,9 @@ test('the packed package installs offline into a consumer project and works ther
     const servers = (Object.keys(README_SERVERS) as ReadmeServer[]).map((server) => serverFile(server));
     for (const server of Object.keys(README_SERVERS) as ReadmeServer[])
       writeFileSync(join(consumer, serverFile(server)), readmeServerAsConsumer(join(root, 'README.md'), server));
+    // The approval section's block as written (deployPreview declared), and the Koa server running it.
+    writeFileSync(join(consumer, APPROVAL_BLOCK), readmeApprovalAsConsumer(join(root, 'README.md')));
+    writeFileSync(join(consumer, APPROVAL_SERVER), readmeApprovalServerAsConsumer(join(root, 'README.md')));
     for (const [file, body] of Object.entries(readmeNextAsConsumer(join(root, 'README.md')))) {
       mkdirSync(dirname(join(consumer, file)), { recursive: true });
       writeFileSync(join(consumer, file), body);
@@ -466,7 +479,11 @@ test('the packed package installs offline into a consumer project and works ther
       // The useChat page imports `ai`, whose declarations import node:http: a Next.js app has Node's types.
       configs.push([`tsconfig.use-chat-page.${resolution}.json`, consumerTsconfig(resolution, ['use-chat-page.tsx'], ['node'], true)]);
       configs.push([`tsconfig.use-chat-route.${resolution}.json`, consumerTsconfig(resolution, ['use-chat-route.ts'], ['node'])]);
-      for (const file of servers) configs.push([`tsconfig.${file}.${resolution}.json`, consumerTsconfig(resolution, [file], ['node'])]);
+      // The approval files are Koa modules too: checked with the Koa server's (no more tsc processes).
+      for (const file of servers) {
+        const files = file === serverFile('koa') ? [file, APPROVAL_SERVER, APPROVAL_BLOCK] : [file];
+        configs.push([`tsconfig.${file}.${resolution}.json`, consumerTsconfig(resolution, files, ['node'])]);
+      }
     }
     // A Next.js app checks under bundler resolution (its `@/…` imports have no extension).
     configs.push(['tsconfig.next.bundler.json', consumerTsconfig('bundler', ['next-host.ts'], ['node'])]);
@@ -558,6 +575,83 @@ test('the packed package installs offline into a consumer project and works ther
       assert.equal(await replay.text(), cont.raw);
     });
   }
+
+  await t.test(
+    "the README's Koa server with the approval section's tool: one card, an edit checked, approved once, a stranger 403",
+    async (t) => {
+      if (!state.installed) return t.skip('not installed');
+      const model: ScriptedModel = await startScriptedModel({ fallback: deployModelTurn });
+      t.after(() => model.close());
+      const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-package-test', ASK_USER_STORE: 'memory' });
+      const example = await startExample(t, consumer, env, [APPROVAL_SERVER]);
+      const sessionId = 'pkg-approval';
+      const deployed = () =>
+        (statSync(join(consumer, DEPLOY_LOG), { throwIfNoEntry: false }) ? readFileSync(join(consumer, DEPLOY_LOG), 'utf8') : '')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as string);
+
+      // The owner: the model's deploy_preview call pauses the run on one approval card, nothing deployed.
+      const chat = await postStream(`${example.url}/api/chat`, { sessionId, message: 'deploy feature/x' });
+      assert.equal(chat.status, 200, chat.raw);
+      assert.deepEqual(shape(chat), ['user_input_required', 'done'], chat.raw);
+      const card = first(chat, 'user_input_required');
+      assert.equal(card.mode, 'approval');
+      assert.equal(card.approvals.length, 1);
+      const toolCallId = card.approvals[0].toolCallId;
+      assert.ok(typeof toolCallId === 'string' && toolCallId.length > 0, 'the call has an id');
+      assert.deepEqual(card.approvals[0], {
+        toolCallId,
+        tool: 'deploy_preview',
+        title: 'Deploy feature/x to a preview',
+        arguments: { branch: 'feature/x' },
+        editable: true,
+        allowAlways: true,
+        schema: {
+          type: 'object',
+          properties: { branch: { type: 'string', minLength: 1 } },
+          required: ['branch'],
+          additionalProperties: false,
+        },
+      });
+      assert.deepEqual(first(chat, 'done'), { reason: 'paused' });
+      assert.deepEqual(deployed(), [], 'nothing runs before the answer');
+      const decide = (args: Record<string, unknown>) => ({
+        sessionId,
+        requestId: card.id,
+        decisions: [{ toolCallId, decision: 'approve', arguments: args }],
+        cancelled: false,
+      });
+
+      // A stranger (another browser) cannot approve the owner's card.
+      const hijack = await fetch(`${example.url}/api/chat/continue`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: 'ask_user_owner=someone-else' },
+        body: JSON.stringify(decide({ branch: 'main' })),
+      });
+      assert.deepEqual([hijack.status, ((await hijack.json()) as { error: { code: string } }).error.code], [403, 'forbidden']);
+
+      // An edit the tool's parameters refuse (minLength 1) is 422 naming the field; the card stays open.
+      const refused = await postStream(`${example.url}/api/chat/continue`, decide({ branch: '' }));
+      assert.equal(refused.status, 422, refused.raw);
+      assert.deepEqual([refused.json?.error.code, refused.json?.error.field], ['invalid_answer', 'decisions[0].arguments.branch']);
+      assert.deepEqual(deployed(), [], 'neither the stranger nor the refused edit deployed anything');
+      assert.equal(model.requests.length, 1, 'no model call since the card');
+
+      // The owner approves with an edit: deployPreview runs once, with the edited branch, and the model reads its result.
+      const cont = await postStream(`${example.url}/api/chat/continue`, decide({ branch: 'feature/y' }));
+      assert.equal(cont.status, 200, cont.raw);
+      assert.deepEqual(shape(cont), ['interaction_resolved', 'tool_result', 'message_delta', 'done'], cont.raw);
+      const result = JSON.stringify({ url: previewUrl('feature/y') });
+      const toolResult = first(cont, 'tool_result');
+      assert.deepEqual([toolResult.toolCallId, toolResult.name, toolResult.content], [toolCallId, 'deploy_preview', result]);
+      assert.deepEqual(first(cont, 'done'), { reason: 'completed' });
+      assert.deepEqual(deployed(), ['feature/y'], 'deployPreview ran exactly once, with the approved edit');
+      const last = model.requests.at(-1)!.messages.at(-1)!;
+      assert.deepEqual([model.requests.length, last.role, last.content], [2, 'tool', result]);
+      assert.equal(example.child.exitCode, null, `the example is still serving:\n${example.output()}`);
+    },
+  );
 
   await t.test("the standalone bundle from the installed package answers the Koa example's question in Chromium", async (t) => {
     if (!state.installed) return t.skip('not installed');
