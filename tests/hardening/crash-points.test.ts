@@ -14,15 +14,23 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openStore } from '../../plugin/index.js';
-import type { RunState } from '../../plugin/loop/index.js';
 import { parseSse } from '../plugin/harness.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
-import { CRASH_POINTS, type CrashPoint } from './fixtures/crash-points.js';
+import { ANSWER_CRASH_POINTS, type CrashPoint } from './fixtures/crash-points.js';
 import { startAskingModel } from './helpers/asking-model.js';
 import { deliveries, maxCopies, toolContent } from './helpers/deliveries.js';
-import { auditLines, CRASH_SERVER, exitWithin, killAll, postCollect, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { leasesLapsed } from './helpers/leases.js';
+import {
+  auditLines,
+  CRASH_SERVER,
+  exitWithin,
+  killAll,
+  postCollect,
+  spawnServer,
+  waves,
+  type ServerProcess,
+} from './helpers/server-process.js';
 
 const RUNS = Number(process.env.HARDENING_CRASH_RUNS ?? 20);
 const AT_ONCE = 3;
@@ -37,58 +45,12 @@ const LEASE_TTL_MS = 8000;
 const PATIENCE_MS = LEASE_TTL_MS + 30_000;
 const CHAT_PHASE: readonly CrashPoint[] = ['after-persist', 'after-log', 'after-sse'];
 
-/**
- * Crash runs in waves of `n`: every server of a wave is listening (its startup sweep done) before any of
- * them gets its request. A sweep rolls forward any run it finds claimed but without its ToolResult — also
- * one that another live process is in the middle of resuming — which would move that run past the point
- * where its own process was meant to die.
- */
-async function waves<T>(
-  items: readonly T[],
-  n: number,
-  start: (item: T) => Promise<ServerProcess>,
-  fire: (item: T, proc: ServerProcess) => Promise<void>,
-) {
-  for (let i = 0; i < items.length; i += n) {
-    const wave = items.slice(i, i + n);
-    const procs = await Promise.all(wave.map(start));
-    await Promise.all(wave.map((item, k) => fire(item, procs[k]!)));
-  }
-}
-
 const frames = (text: string) => parseSse(text).frames;
 const eventsOf = (text: string, name: string) =>
   frames(text)
     .filter((f) => f.event === name)
     .map((f) => f.data as Record<string, any>);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Resolves once no session in `sessionIds` has a lease left by a killed process that still holds: read
- * from the store (the lease in the run state, its process's heartbeat), an event rather than a guess at
- * the TTL. A paused run holds no lease: its pause let it go in the same write.
- */
-async function leasesLapsed(storeUrl: string, namespace: string, sessionIds: readonly string[]): Promise<void> {
-  const store = await openStore(storeUrl, { namespace });
-  try {
-    const deadline = Date.now() + PATIENCE_MS;
-    for (;;) {
-      const held: string[] = [];
-      for (const id of sessionIds) {
-        const lease = (await store.getState<RunState>(`run:${id}`))?.value.lease;
-        if (!lease) continue;
-        const beat = await store.getState<{ until: number; owners: string[] }>(`instance:${lease.instance}`);
-        const beating = beat && beat.value.until > Date.now() && beat.value.owners.includes(lease.owner);
-        if (lease.until > Date.now() || beating) held.push(id);
-      }
-      if (held.length === 0) return;
-      assert.ok(Date.now() < deadline, `leases still held ${PATIENCE_MS} ms later: ${held.join(', ')}`);
-      await sleep(100);
-    }
-  } finally {
-    await store.close();
-  }
-}
 
 describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () => {
   let dir: TempDir;
@@ -106,7 +68,7 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
   /** What each point's runs left, for its audit test. */
   const finished = new Map<CrashPoint, { outputs: string[]; requestIds: string[] }>();
 
-  for (const point of CRASH_POINTS) {
+  for (const point of ANSWER_CRASH_POINTS) {
     it(`${point} × ${RUNS}: the card comes back, 0 answers lost, 0 doubled`, async () => {
       const storeUrl = `sqlite://${dir.file('crash.db')}`;
       const env = { ASK_USER_STORE: storeUrl, STORE_NAMESPACE: point, OPENAI_BASE_URL: model.baseURL, LEASE_TTL_MS: String(LEASE_TTL_MS) };
@@ -180,6 +142,7 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
         storeUrl,
         point,
         runs.map((r) => r.sessionId),
+        PATIENCE_MS,
       );
       const restarted = await spawnServer(CRASH_SERVER, env);
       try {

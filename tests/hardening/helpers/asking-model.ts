@@ -1,7 +1,9 @@
 /**
  * A scripted model that serves many sessions at once without a shared queue: a user message
- * `ask <toolCallId> [form]` (a key of QUESTIONS) makes it call ask_user with that tool call id; anything else gets a short
- * text reply. Tests then know every toolCallId in advance, even for runs whose stream they never read.
+ * `ask <toolCallId> [form]` (a key of QUESTIONS) makes it call ask_user with that tool call id, and
+ * `call <toolCallId> <tool>` makes it call that tool with `{ branch: <toolCallId> }` (the crash server's
+ * approval tools); anything else gets a short text reply. Tests then know every toolCallId in advance,
+ * even for runs whose stream they never read.
  */
 import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type ScriptedTurn } from '../../helpers/scripted-model.js';
 import { lastUserText } from './deliveries.js';
@@ -34,6 +36,8 @@ export function askingTurn(body: ChatRequestBody): ScriptedTurn {
   const m = text ? /^ask (\S+)(?: (\w+))?$/.exec(text) : null;
   const form = m ? QUESTIONS[(m[2] ?? 'single') as keyof typeof QUESTIONS] : undefined;
   if (m && form) return { toolCalls: [{ id: m[1]!, name: 'ask_user', arguments: form }] };
+  const tool = text ? /^call (\S+) (\w+)$/.exec(text) : null;
+  if (tool) return { toolCalls: [{ id: tool[1]!, name: tool[2]!, arguments: { branch: tool[1]! } }] };
   return { text: last?.role === 'tool' ? 'continuing with your answer' : 'ok' };
 }
 

@@ -191,3 +191,22 @@ export function auditLines(stdout: string): Array<Record<string, unknown>> {
     .filter((l) => l.startsWith('{') && l.includes('"ask_user.audit"'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
+
+/**
+ * Crash runs in waves of `n`: every server of a wave is listening (its startup sweep done) before any of
+ * them gets its request. A sweep rolls forward any run it finds claimed but without its ToolResult — also
+ * one that another live process is in the middle of resuming — which would move that run past the point
+ * where its own process was meant to die.
+ */
+export async function waves<T>(
+  items: readonly T[],
+  n: number,
+  start: (item: T) => Promise<ServerProcess>,
+  fire: (item: T, proc: ServerProcess) => Promise<void>,
+) {
+  for (let i = 0; i < items.length; i += n) {
+    const wave = items.slice(i, i + n);
+    const procs = await Promise.all(wave.map(start));
+    await Promise.all(wave.map((item, k) => fire(item, procs[k]!)));
+  }
+}
