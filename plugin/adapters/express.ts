@@ -65,6 +65,7 @@ function reply(res: Response, result: RouteResult): void {
   res.status(result.status).set(result.headers);
   // 204 (§11: nothing to replay) has no body at all.
   if (result.status === 204) res.end();
+  else if (result.html !== undefined) res.send(result.html);
   else res.json(result.body);
 }
 

@@ -65,7 +65,7 @@ function reply(ctx: ParameterizedContext, result: RouteResult): void {
   ctx.set(result.headers as Record<string, string>);
   // 204 (§11: nothing to replay) has no body; Koa turns a null body into exactly that.
   if (result.status === 204) ctx.body = null;
-  else ctx.body = result.body;
+  else ctx.body = result.html ?? result.body;
   ctx.status = result.status;
 }
 

@@ -75,5 +75,6 @@ export async function respondWeb(
   }
   const { result } = first;
   if (result === undefined || result === 'streamed') return result === 'streamed' ? stream : undefined;
+  if (result.html !== undefined) return new Response(result.html, { status: result.status, headers: result.headers });
   return responder.json(result.status, result.headers, result.body);
 }

@@ -218,6 +218,11 @@ export const continueBodySchema = z
     /** An approval card's answer (§12), checked against the stored card by `checkDecisions`. */
     decisions: z.array(z.unknown()).max(APPROVAL_LIMITS.calls).optional(),
     cancelled: z.boolean(),
+    /** An answer link's token (§13), in place of the owner's credentials. */
+    answerToken: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'the token of an answer link')
+      .optional(),
   })
   .superRefine((body, ctx) => {
     const add = (path: Path, message: string) => ctx.addIssue({ code: 'custom', path, message });

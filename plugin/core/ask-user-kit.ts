@@ -25,6 +25,9 @@ import type { RuntimeFactory } from './runtime.js';
 import type { InteractionRecord, PendingStore, StoreOptions } from '../store/types.js';
 import type { EventLog } from '../store/event-log.js';
 import { NotifyScheduler } from '../notify/notify-scheduler.js';
+import { AnswerLinks } from '../notify/answer-links.js';
+import { AskUserError } from './errors.js';
+import type { AnswerLinkPages } from './route-types.js';
 import type { Notifier } from '../notify/notifier.js';
 
 export interface AskUserKitOptions<Ctx = unknown, R extends RunHost = RunHost> {
@@ -84,6 +87,13 @@ export interface AskUserKitOptions<Ctx = unknown, R extends RunHost = RunHost> {
   notifiers?: readonly Notifier[];
   /** How long a card waits before its notifiers run; 0 = at once. @default 30000 */
   notifyAfterMs?: number;
+  /**
+   * One-card answer links (§13): `<publicUrl>/answer/<token>` opens a page with that card alone, answered
+   * without the owner's credentials. On: notifications carry `answerUrl`, `kit.answerLink()` makes one, and
+   * the routes serve the page at `/answer/<token>` (whatever the prefix). `widgetScript` is where the page
+   * loads `<ask-user-card>` from (the standalone bundle as you serve it). @default off
+   */
+  answerLinks?: { publicUrl: string; widgetScript: string; locale?: 'zh-CN' | 'en' };
 }
 
 /** What an adapter calls per request: the routes with this request's caller context and SSE opener. */
@@ -116,6 +126,11 @@ export interface AskUserKit<Ctx = unknown, R extends RunHost = RunHost> {
   expireDue(sessionId: string): Promise<InteractionRecord | undefined>;
   /** Audit a resolution whose claiming process died before its audit line (used by a loop's roll-forward). */
   auditRecovered(record: InteractionRecord): void;
+  /**
+   * A one-card answer link to a waiting card (§13): `<publicUrl>/answer/<token>`, good until the card
+   * closes. Needs `answerLinks`; rejects with `not_found` when the card does not wait.
+   */
+  answerLink(requestId: string): Promise<string>;
   /** `supersede` for a runtime that writes the closed card's ToolResult itself: the host's `closed` is not called. */
   closeOpen(sessionId: string): ReturnType<Coordinator['closeOpen']>;
   /** The stop button on an open card: claim it as `cancelled` (the runtime writes its ToolResult). */
@@ -161,6 +176,7 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     sseTimers,
     notifiers = [],
     notifyAfterMs = DEFAULT_NOTIFY_AFTER_MS,
+    answerLinks: linkOptions,
   } = options;
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
   if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0)
@@ -190,7 +206,17 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     };
   const audit = safeAuditLogger(logger, (e) => onError(e));
   const admitChat = chatAdmission({ authorize: warnedPolicy as () => Authorize<never>, audit, now });
-  const notify = new NotifyScheduler({ store, notifiers, afterMs: notifyAfterMs, now, onError: (e) => onError(e) });
+  const links = linkOptions ? new AnswerLinks(store, linkOptions) : undefined;
+  const answerPages: AnswerLinkPages | undefined =
+    links && linkOptions ? { links, widgetScript: linkOptions.widgetScript, locale: linkOptions.locale ?? 'zh-CN' } : undefined;
+  const notify = new NotifyScheduler({
+    store,
+    notifiers,
+    afterMs: notifyAfterMs,
+    now,
+    onError: (e) => onError(e),
+    ...(links ? { answerUrl: (record: InteractionRecord) => links.linkFor(record) } : {}),
+  });
   const coordinator = new Coordinator({ store, host, audit, admitChat, ttlMs, now, expiryTimers, onError: (e) => onError(e), notify });
   runtime = options.runtime?.(coordinator);
   // What a runtime offers of §11 (numbered continues, follow, stop) the forwarding host offers too.
@@ -209,7 +235,17 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     serveRoutes() {
       if (serve) return serve;
       warnedPolicy();
-      const handle = createRoutes({ store, host, coordinator, audit, prefix: normalizedPrefix, allowedOrigins, now, onError });
+      const handle = createRoutes({
+        store,
+        host,
+        coordinator,
+        audit,
+        prefix: normalizedPrefix,
+        allowedOrigins,
+        now,
+        onError,
+        ...(answerPages ? { answerLinks: answerPages } : {}),
+      });
       serve = (req, ctx, openSse) => handle(req, { authorized: (sessionId) => policy(ctx, sessionId), openSse });
       return serve;
     },
@@ -236,6 +272,12 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     closeOpen: (sessionId) => coordinator.closeOpen(sessionId),
     log: coordinator.log,
     auditRecovered: (record) => coordinator.auditRecovered(record),
+    async answerLink(requestId) {
+      if (!links) throw new TypeError('answerLink needs answer links on: createAskUserKit({ answerLinks: { publicUrl, widgetScript } })');
+      const record = await store.get(requestId);
+      if (!record || record.status !== 'pending') throw new AskUserError('not_found', 'No waiting card has this requestId.');
+      return links.linkFor(record);
+    },
     sseOptions,
     runtime,
     waitForAnswer(requestId, signal) {

@@ -56,6 +56,12 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
     return 'streamed';
   };
 
+  /** The token opens this card of this session, or 403 (the same words whatever is wrong: a guess learns nothing). */
+  const checkAnswerToken = async (token: string, body: { sessionId: string; requestId: string }): Promise<void> => {
+    const target = deps.answerLinks ? await deps.answerLinks.links.resolve(token).catch(storeError) : undefined;
+    if (!target || target.requestId !== body.requestId || target.sessionId !== body.sessionId) throw linkRefused();
+  };
+
   return async function continueInteraction(req: RouteRequest, io: RouteIo): Promise<RouteResult> {
     let known: AuditContext | (() => AuditContext) = {};
     try {
@@ -84,11 +90,15 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       // The digest of the body as parsed: a retry must send the same answer to be answered like the first.
       const retry: Resolution['retry'] =
         key === undefined ? undefined : { key, digest: createHash('sha256').update(JSON.stringify(body)).digest('base64url') };
-      await checkAuthorized(io, body.sessionId);
+      // An answer link's token stands in for the owner's credentials, for its one card only (§13).
+      if (body.answerToken !== undefined) await checkAnswerToken(body.answerToken, body);
+      else await checkAuthorized(io, body.sessionId);
 
       const record = await store.get(body.requestId).catch(storeError);
       if (!record)
         throw new AskUserError('not_found', 'No interaction has this requestId (unknown, or past retention).', { field: 'requestId' });
+      // A link opens a card while it waits: a closed one is nothing it may act on, not even to learn its receipt.
+      if (body.answerToken !== undefined && record.resolution) throw linkRefused();
       const answer: Answer = body.cancelled
         ? cancelAnswerFor(record.form)
         : body.decisions !== undefined
@@ -148,6 +158,7 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
 
       const claimed = outcome.record;
       coordinator.clearTimer(claimed.requestId);
+      if (body.answerToken !== undefined) void deps.answerLinks?.links.consume(body.answerToken).catch(onError);
       audit.audit(recordEntry(status, claimed, at, { answer }));
       for (const entry of decisionEntries(claimed, at, answer)) audit.audit(entry);
       const client = io.openSse();
@@ -180,3 +191,5 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
     }
   };
 }
+
+const linkRefused = () => new AskUserError('forbidden', 'This answer link does not open a waiting card.', { field: 'answerToken' });

@@ -3,6 +3,7 @@ import type { AuditLogger } from './audit.js';
 import type { Coordinator } from './coordinator.js';
 import type { RunHost, SseSink } from './host.js';
 import type { PendingStore } from '../store/types.js';
+import type { AnswerLinks } from '../notify/answer-links.js';
 
 /** An HTTP request as the routes read it, whatever framework received it. */
 export interface RouteRequest {
@@ -27,11 +28,13 @@ export interface RouteIo {
   openSse(): SseSink;
 }
 
-/** A JSON answer for the adapter to write. */
+/** A JSON answer for the adapter to write; with `html`, a page instead (its Content-Type among `headers`). */
 export interface JsonReply {
   status: number;
   headers: Readonly<Record<string, string>>;
   body: unknown;
+  /** An HTML page to write as it is (an answer link's page, §13); `body` is then ignored. */
+  html?: string;
 }
 
 /** The outcome of one request: a JSON reply, a stream already written through `io.openSse`, or not ours. */
@@ -50,4 +53,15 @@ export interface RoutesDeps {
   now: () => number;
   /** Errors no request waits for (a resume that threw after the claim). */
   onError: (err: unknown) => void;
+  /** One-card answer links (§13), when the kit has them on. */
+  answerLinks?: AnswerLinkPages;
+}
+
+/** What the routes need of answer links: the card a token opens, its consumption, and how its page loads the card. */
+export interface AnswerLinkPages {
+  links: AnswerLinks;
+  /** The script that defines `<ask-user-card>` on the page (the standalone bundle's URL). */
+  widgetScript: string;
+  /** The card's language on the page. */
+  locale: 'zh-CN' | 'en';
 }

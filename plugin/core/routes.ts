@@ -7,6 +7,7 @@ import { continueRoute } from './continue-route.js';
 import { pendingRoute } from './pending-route.js';
 import { routeShared } from './route-shared.js';
 import { streamRoutes } from './stream-route.js';
+import { ANSWER_PATH, answerPageRoute } from './answer-page-route.js';
 import type { JsonReply, RouteHandler, RoutesDeps } from './route-types.js';
 
 export type { JsonReply, RouteHandler, RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
@@ -22,6 +23,7 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
   const continueInteraction = continueRoute(deps, shared);
   const pendingInteraction = pendingRoute(deps, shared);
   const { followStream, stopRun } = streamRoutes(deps, shared);
+  const answerLinkPage = answerPageRoute(deps);
 
   const methodNotAllowed = (allow: string): JsonReply => ({
     status: 405,
@@ -35,6 +37,9 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
     if (req.path === stopPath) return req.method === 'POST' ? stopRun(req, io) : methodNotAllowed('POST');
     if (req.path === pendingPath)
       return req.method === 'GET' || req.method === 'HEAD' ? pendingInteraction(req, io) : methodNotAllowed('GET, HEAD');
+    // An answer link's page (§13) sits at the root of the public origin, whatever the prefix.
+    if (deps.answerLinks && req.path.startsWith(ANSWER_PATH))
+      return req.method === 'GET' || req.method === 'HEAD' ? answerLinkPage(req) : methodNotAllowed('GET, HEAD');
     return undefined;
   };
 }

@@ -34,6 +34,8 @@ export type KitUnderTestOptions = Required<
 > & {
   /** Errors no request is waiting for (a run that failed after the claim); the suite collects them. */
   onError: (err: unknown) => void;
+  /** One-card answer links (§13), when a suite turns them on. */
+  answerLinks?: AskUserKitOptions['answerLinks'];
 };
 
 export interface HostStartOptions {
@@ -49,7 +51,7 @@ export interface StartedHost {
   /** Base URL, `http://127.0.0.1:<port>`; the routes live at `${url}${kit.prefix}/…`. */
   url: string;
   /** The kit serving the routes; the suite asks and closes questions through it as a loop would. */
-  kit: Pick<AskUserKit, 'intercept' | 'supersede' | 'expireDue' | 'prefix'>;
+  kit: Pick<AskUserKit, 'intercept' | 'supersede' | 'expireDue' | 'prefix' | 'answerLink'>;
   /** Stop serving (dropping open connections) and close the kit. The suite closes its own store. */
   close(): Promise<void>;
 }

@@ -16,7 +16,7 @@ import {
   type ClosedContext,
   type RunHost,
 } from '../../../plugin/index.js';
-import type { HostStartOptions, HostUnderTest, StartedHost } from './host.js';
+import type { HostStartOptions, HostUnderTest, KitUnderTestOptions, StartedHost } from './host.js';
 
 /** Sent in customInput, selections and malformed ids; must never come back in an error body or audit entry. */
 export const CANARY = 'zq-canary-7f3a9c';
@@ -246,6 +246,7 @@ export interface Fixture {
 export interface FixtureOptions {
   allowedOrigins?: readonly string[];
   prefix?: string;
+  answerLinks?: KitUnderTestOptions['answerLinks'];
 }
 
 export async function startFixture(hut: HostUnderTest, options: FixtureOptions = {}): Promise<Fixture> {
@@ -268,6 +269,7 @@ export async function startFixture(hut: HostUnderTest, options: FixtureOptions =
       expiryTimers: false,
       prefix: options.prefix ?? '/api',
       onError: (err) => void errors.push(err),
+      ...(options.answerLinks ? { answerLinks: options.answerLinks } : {}),
     },
     // Async on purpose: an adapter must await the policy, not test the promise for truthiness.
     authorize: async (caller, sessionId) => {
