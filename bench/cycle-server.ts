@@ -5,8 +5,10 @@
  * client and no store. `<store>` is `memory`, `sqlite:<file>` (node:sqlite) or `redis:<url>`. After them,
  * `--no-log` serves the demo on the same store with an event log that does nothing (the baseline of what
  * the log costs), `--record-appends` keeps when each logged frame's append started, by frame id, for the
- * parent to ask (`appends`), and `--loop-delay` watches the event loop's delay (`loop`). The parent talks
- * over IPC.
+ * parent to ask (`appends`), `--loop-delay` watches the event loop's delay (`loop`), `--approval-tool` gives
+ * the loop, besides the demo's tools, one that needs the user's approval (contract §12,
+ * lib/approval-kit.ts), and `--count-keys` counts the store's calls by the kind of key too (`keyCounts`).
+ * The parent talks over IPC.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +23,8 @@ import { frameId } from '../plugin/store/event-log.js';
 import type { SseSink } from '../plugin/core/host.js';
 import { formatEvent, SSE_HEADERS } from '../plugin/index.js';
 import { createDemoApp } from '../demo/app.js';
+import { demoTools } from '../demo/tools.js';
+import { benchApprovalTool } from './lib/approval-kit.js';
 import { discardingAudit, QUESTION } from './lib/bench-kit.js';
 import { counting, type Counts } from './lib/counting-backend.js';
 import { inProcessModelFetch } from './lib/instant-model.js';
@@ -36,7 +40,17 @@ export type ToServer =
   | { type: 'loop' };
 export type FromServer =
   | { type: 'ready'; port: number }
-  | { type: 'stats'; counts: Counts; logCounts: Counts; appendShapes: Counts; cpuUs: number; rssBytes: number; heapUsedBytes: number }
+  | {
+      type: 'stats';
+      counts: Counts;
+      /** With `--count-keys`, the store's calls again by the kind of key each touched (`swap state:run`, …). */
+      keyCounts: Counts;
+      logCounts: Counts;
+      appendShapes: Counts;
+      cpuUs: number;
+      rssBytes: number;
+      heapUsedBytes: number;
+    }
   /** Frame id → when its append started (epochMs), for the frames appended since the last ask. */
   | { type: 'appends'; started: Record<string, number> }
   /** How late the event loop ran its timers since the last ask, ms: the server's own stalls. */
@@ -47,6 +61,7 @@ export type FromServer =
 const [mode = 'demo', storeSpec = 'memory', baseURL = '', ...flags] = process.argv.slice(2);
 const MODEL = 'bench-model';
 const counts: Counts = {};
+const keyCounts: Counts = {};
 const logCounts: Counts = {};
 /** Appends by the events they carried, e.g. `user_input_required + done`: which frames shared an append. */
 const appendShapes: Counts = {};
@@ -111,20 +126,26 @@ interface Served {
 const SEEDER = { cookies: { get: () => undefined, set: () => undefined }, secure: false };
 
 async function demoServer(): Promise<Served> {
-  const { backend } = counting(await openBackend(storeSpec), counts, {
-    counts: logCounts,
-    onAppend: (frames) => {
-      const shape = frames.map((frame) => frame.event).join(' + ');
-      appendShapes[shape] = (appendShapes[shape] ?? 0) + 1;
-      if (!recordAppends) return;
-      const at = epochMs();
-      for (const frame of frames) appendsStarted[frameId(frame)] = at;
+  const { backend } = counting(
+    await openBackend(storeSpec),
+    counts,
+    {
+      counts: logCounts,
+      onAppend: (frames) => {
+        const shape = frames.map((frame) => frame.event).join(' + ');
+        appendShapes[shape] = (appendShapes[shape] ?? 0) + 1;
+        if (!recordAppends) return;
+        const at = epochMs();
+        for (const frame of frames) appendsStarted[frameId(frame)] = at;
+      },
     },
-  });
+    flags.includes('--count-keys') ? keyCounts : undefined,
+  );
   const keyed = createKeyedStore(backend);
   const store = flags.includes('--no-log') ? withoutLog(keyed) : keyed;
   const client = new OpenAI({ baseURL, apiKey: 'bench', maxRetries: 0 });
-  const options = { store, model: MODEL, audit: discardingAudit(), server: 'koa', locale: 'en', onError } as const;
+  const tools = flags.includes('--approval-tool') ? { tools: [...demoTools, benchApprovalTool] } : {};
+  const options = { store, model: MODEL, audit: discardingAudit(), server: 'koa', locale: 'en', onError, ...tools } as const;
   const demo = await createDemoApp({ ...options, client });
   // Seeding runs the same loop code on the same store, with a model answered in-process so it goes fast.
   const seeder = await createDemoApp({
@@ -278,6 +299,7 @@ process.on('message', async (m: ToServer) => {
     send({
       type: 'stats',
       counts: { ...counts },
+      keyCounts: { ...keyCounts },
       logCounts: { ...logCounts },
       appendShapes: { ...appendShapes },
       cpuUs: cpu.user + cpu.system,

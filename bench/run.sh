@@ -2,7 +2,7 @@
 # `npm run bench`: every benchmark in turn, then one summary table (bench/summary.ts). Benchmarks are not
 # tests: nothing here fails on a slow figure. Each step is bounded in time; a step that fails or times out
 # is reported in the summary and makes the script exit non-zero after the table is printed.
-# `npm run bench -- --quick`: the same figures on shorter loads and fewer open questions (about 4½ minutes).
+# `npm run bench -- --quick`: the same figures on shorter loads and fewer open questions (about 5 minutes).
 # Ctrl-C or a kill stops the step under way with everything it started (servers, Redis, model processes).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,10 +21,12 @@ if [ "$quick" = 1 ]; then
   ROUTE_ARGS=(--seconds 1 --rounds 1 --warmup 0.5)
   SCALE_ARGS=(--sizes 1000,20000 --lookups 10000)
   FOLLOW_ARGS=(--quick)
+  APPROVAL_ARGS=(--quick)
 else
   ROUTE_ARGS=()
   SCALE_ARGS=()
   FOLLOW_ARGS=()
+  APPROVAL_ARGS=()
 fi
 
 # Steps in process groups of their own, ended with everything they started on a signal (bench/lib/steps.sh).
@@ -63,6 +65,9 @@ step cycle 600 node "$BUILD/bench/cycle.js"
 # The event log's cost (contract §11): about 3 minutes; --quick (1 s slices, 50 followed runs, a 16 s idle
 # window) about 1½.
 step follow 420 node "$BUILD/bench/follow.js" "${FOLLOW_ARGS[@]}"
+# What an approval card costs beside a question (contract §12): store round trips per card on every backend,
+# approvals/s vs questions/s on memory. About 45 s; --quick (1 s slices, one round of them) about 15.
+step approval 120 node "$BUILD/bench/approval.js" "${APPROVAL_ARGS[@]}"
 
 node "$BUILD/bench/summary.js" --failed "$(IFS=,; echo "${failed[*]-}")"
 [ ${#failed[@]} -eq 0 ]

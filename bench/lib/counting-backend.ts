@@ -31,9 +31,47 @@ function countCalls<T extends object>(target: T, counts: Counts, before?: (name:
   });
 }
 
-export function counting(backend: Backend, counts: Counts = {}, log?: LogCounting): { backend: Backend; counts: Counts } {
+/**
+ * What a store call touched, by the kind of its key: `swap state:run`, `read interaction`, … (the keyed
+ * store's `<namespace>:<kind>:<id>` and `<namespace>:state:<kind>:<id>`). A `readMany` counts once per call,
+ * under the kinds of its keys.
+ */
+export function keyKindsOf(name: string, args: unknown[]): string {
+  const first = args[0];
+  const keys =
+    name === 'swap'
+      ? [(first as { key: string }).key]
+      : Array.isArray(first)
+        ? (first as string[])
+        : typeof first === 'string'
+          ? [first]
+          : [];
+  const kinds = new Set(
+    keys.map((key) => {
+      const [, kind = '?', sub] = key.split(':');
+      return kind === 'state' && sub ? `state:${sub}` : kind;
+    }),
+  );
+  return `${name} ${[...kinds].join('+') || '?'}`;
+}
+
+export function counting(
+  backend: Backend,
+  counts: Counts = {},
+  log?: LogCounting,
+  /** Store calls again, by the kind of key each touched (`keyKindsOf`). */
+  byKey?: Counts,
+): { backend: Backend; counts: Counts } {
   // Properties such as `settlesInline` pass through: the wrapped methods still settle the way the backend's do.
-  const counted = countCalls(backend, counts);
+  const counted = countCalls(
+    backend,
+    counts,
+    byKey &&
+      ((name, args) => {
+        const kind = keyKindsOf(name, args);
+        byKey[kind] = (byKey[kind] ?? 0) + 1;
+      }),
+  );
   if (!log || !backend.log) return { backend: counted, counts };
   const onAppend = log.onAppend;
   const countedLog: LogBackend = countCalls(

@@ -49,28 +49,50 @@ function eventData<T>(text: string, event: string): T | undefined {
   return line.startsWith('data: ') ? (JSON.parse(line.slice(6)) as T) : undefined;
 }
 
-interface Card {
+/** A card as the client reads it from `user_input_required`: a question, or an approval card (§12). */
+export interface Card {
   id: string;
   mode: string;
   options?: Array<{ id: string }>;
+  approvals?: Array<{ toolCallId: string }>;
+}
+
+/** POST /api/chat with `message` until the card and `done`. */
+export async function openCard(port: number, sessionId: string, message = 'Migrate the schema.'): Promise<Card> {
+  const chat = await post(port, '/api/chat', { sessionId, message });
+  const card = eventData<Card>(chat.body, 'user_input_required');
+  if (chat.status !== 200 || !card || !eventData(chat.body, 'done')) throw new Error(`chat: ${chat.status} ${chat.body.slice(0, 300)}`);
+  return card;
+}
+
+/**
+ * POST /api/chat/continue answering `card` until `done` (completed): a question with its first option (or
+ * a typed "yes"), an approval card with `decision` for every call on it. The stream's text.
+ */
+export async function answerCard(port: number, sessionId: string, card: Card, decision: 'approve' | 'deny' = 'approve'): Promise<string> {
+  let answer: Record<string, unknown>;
+  if (card.mode === 'approval') {
+    const decisions = (card.approvals ?? []).map(({ toolCallId }) => ({ toolCallId, decision }));
+    answer = { sessionId, requestId: card.id, decisions, cancelled: false };
+  } else {
+    const choice = ['single', 'multiple', 'toggle'].includes(card.mode);
+    answer = {
+      sessionId,
+      requestId: card.id,
+      selections: choice ? [card.options![0]!.id] : [],
+      customInput: choice ? '' : 'yes',
+      cancelled: false,
+    };
+  }
+  const resumed = await post(port, '/api/chat/continue', answer);
+  const done = eventData<{ reason: string }>(resumed.body, 'done');
+  if (resumed.status !== 200 || done?.reason !== 'completed') throw new Error(`continue: ${resumed.status} ${resumed.body.slice(0, 300)}`);
+  return resumed.body;
 }
 
 /** One question asked and answered; continue goes to `continuePort` (another instance, if it differs). */
 export async function cycle(chatPort: number, continuePort: number, sessionId: string): Promise<void> {
-  const chat = await post(chatPort, '/api/chat', { sessionId, message: 'Migrate the schema.' });
-  const card = eventData<Card>(chat.body, 'user_input_required');
-  if (chat.status !== 200 || !card || !eventData(chat.body, 'done')) throw new Error(`chat: ${chat.status} ${chat.body.slice(0, 300)}`);
-  const choice = ['single', 'multiple', 'toggle'].includes(card.mode);
-  const answer = {
-    sessionId,
-    requestId: card.id,
-    selections: choice ? [card.options![0]!.id] : [],
-    customInput: choice ? '' : 'yes',
-    cancelled: false,
-  };
-  const resumed = await post(continuePort, '/api/chat/continue', answer);
-  const done = eventData<{ reason: string }>(resumed.body, 'done');
-  if (resumed.status !== 200 || done?.reason !== 'completed') throw new Error(`continue: ${resumed.status} ${resumed.body.slice(0, 300)}`);
+  await answerCard(continuePort, sessionId, await openCard(chatPort, sessionId));
 }
 
 export interface LoadResult {
@@ -87,10 +109,12 @@ export interface LoadOptions {
   seconds: number;
   maxCycles: number;
   prefix: string;
+  /** What one cycle is. @default `cycle`: one question asked and answered */
+  run?: (chatPort: number, continuePort: number, sessionId: string) => Promise<void>;
 }
 
 /** Cycles back to back on `concurrency` workers until the time or the count runs out. */
-export async function load({ route, concurrency, seconds, maxCycles, prefix }: LoadOptions): Promise<LoadResult> {
+export async function load({ route, concurrency, seconds, maxCycles, prefix, run = cycle }: LoadOptions): Promise<LoadResult> {
   const started = performance.now();
   let next = 0;
   let cycles = 0;
@@ -101,7 +125,7 @@ export async function load({ route, concurrency, seconds, maxCycles, prefix }: L
       const n = next++;
       const to = route(n);
       try {
-        await cycle(to.chat, to.continue, `${prefix}-${n}`);
+        await run(to.chat, to.continue, `${prefix}-${n}`);
         cycles++;
       } catch (err) {
         errors++;
