@@ -126,3 +126,6 @@ export type { ApprovalContext, ApprovalPolicy } from './tools/approval-policy.js
 // Reaching a user who is away (contract §13): the notifier interface and the kit's Standard Webhooks notifier.
 export type { Notification, NotificationKind, Notifier, NotifyContext } from './notify/notifier.js';
 export { webhookNotifier, WEBHOOK_EVENT_TYPE, type WebhookNotifierOptions } from './notify/webhook-notifier.js';
+export { webPushNotifier, WebPushNotifier, type WebPushNotifierOptions, type WebPushPayload } from './notify/push/web-push-notifier.js';
+export type { PushSubscriptionJson } from './notify/push/push-subscriptions.js';
+export { DEFAULT_VAPID_SUBJECT } from './notify/push/vapid-keys.js';

@@ -52,7 +52,7 @@ export type RouteHandler = (request: Request, context?: unknown) => Promise<Resp
  * `GET {prefix}/interactions/pending` are the kit's routes, anything else under it is 404 JSON.
  * `authorize` receives the `Request`. Throws now when the kit has no runtime with `chat`.
  */
-export function routeHandlers(kit: AskUserKit<Request>): { GET: RouteHandler; POST: RouteHandler } {
+export function routeHandlers(kit: AskUserKit<Request>): { GET: RouteHandler; POST: RouteHandler; DELETE: RouteHandler } {
   const routes = fetchRoutes(kit);
   const chat = fetchChat(kit);
   const chatPath = `${kit.prefix}/chat`;
@@ -61,7 +61,8 @@ export function routeHandlers(kit: AskUserKit<Request>): { GET: RouteHandler; PO
     if (request.method === 'POST' && new URL(request.url).pathname === chatPath) return chat(request);
     return (await routes(request)) ?? notFound();
   };
-  return { GET: handle, POST: handle };
+  // DELETE: a Web Push subscription (§13).
+  return { GET: handle, POST: handle, DELETE: handle };
 }
 
 /**

@@ -10,7 +10,13 @@ import { bodyErrors, notJsonType } from './request-shape.js';
 
 // The parser must read every type the check below lets through, or a `+json` body would arrive as `{}`.
 const JSON_TYPES = ['application/json', 'application/*+json'];
-const jsonBody = bodyParser({ enableTypes: ['json'], extendTypes: { json: JSON_TYPES }, jsonLimit: LIMITS.bodyBytes, jsonStrict: true });
+const jsonBody = bodyParser({
+  enableTypes: ['json'],
+  extendTypes: { json: JSON_TYPES },
+  jsonLimit: LIMITS.bodyBytes,
+  jsonStrict: true,
+  parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
+});
 
 /** Read the JSON body within the contract's limit, or throw the matching invalid_request. */
 export async function readJsonBody(ctx: ParameterizedContext): Promise<unknown> {

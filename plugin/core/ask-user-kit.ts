@@ -26,6 +26,7 @@ import type { InteractionRecord, PendingStore, StoreOptions } from '../store/typ
 import type { EventLog } from '../store/event-log.js';
 import { NotifyScheduler } from '../notify/notify-scheduler.js';
 import { AnswerLinks } from '../notify/answer-links.js';
+import { WebPushNotifier, webPushNotifier, type WebPushNotifierOptions } from '../notify/push/web-push-notifier.js';
 import { AskUserError } from './errors.js';
 import type { AnswerLinkPages } from './route-types.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -94,6 +95,12 @@ export interface AskUserKitOptions<Ctx = unknown, R extends RunHost = RunHost> {
    * loads `<ask-user-card>` from (the standalone bundle as you serve it). @default off
    */
   answerLinks?: { publicUrl: string; widgetScript: string; locale?: 'zh-CN' | 'en' };
+  /**
+   * Web Push (§13): the `web-push` notifier joins `notifiers`, and the routes serve
+   * `{prefix}/push/subscriptions` (POST, DELETE) and `{prefix}/push/vapid-public-key`. Without VAPID keys
+   * the first instance generates a pair and keeps it in the store. @default off
+   */
+  webPush?: WebPushNotifierOptions | WebPushNotifier;
 }
 
 /** What an adapter calls per request: the routes with this request's caller context and SSE opener. */
@@ -177,6 +184,7 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     notifiers = [],
     notifyAfterMs = DEFAULT_NOTIFY_AFTER_MS,
     answerLinks: linkOptions,
+    webPush,
   } = options;
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError(`ttlMs must be a positive number of milliseconds, got ${ttlMs}`);
   if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0)
@@ -209,9 +217,10 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
   const links = linkOptions ? new AnswerLinks(store, linkOptions) : undefined;
   const answerPages: AnswerLinkPages | undefined =
     links && linkOptions ? { links, widgetScript: linkOptions.widgetScript, locale: linkOptions.locale ?? 'zh-CN' } : undefined;
+  const push = webPush === undefined ? undefined : webPush instanceof WebPushNotifier ? webPush : webPushNotifier(webPush);
   const notify = new NotifyScheduler({
     store,
-    notifiers,
+    notifiers: push ? [...notifiers, push] : notifiers,
     afterMs: notifyAfterMs,
     now,
     onError: (e) => onError(e),
@@ -245,6 +254,7 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
         now,
         onError,
         ...(answerPages ? { answerLinks: answerPages } : {}),
+        ...(push ? { push } : {}),
       });
       serve = (req, ctx, openSse) => handle(req, { authorized: (sessionId) => policy(ctx, sessionId), openSse });
       return serve;

@@ -4,6 +4,7 @@ import type { Coordinator } from './coordinator.js';
 import type { RunHost, SseSink } from './host.js';
 import type { PendingStore } from '../store/types.js';
 import type { AnswerLinks } from '../notify/answer-links.js';
+import type { PushRouteService } from './push-route.js';
 
 /** An HTTP request as the routes read it, whatever framework received it. */
 export interface RouteRequest {
@@ -55,6 +56,8 @@ export interface RoutesDeps {
   onError: (err: unknown) => void;
   /** One-card answer links (§13), when the kit has them on. */
   answerLinks?: AnswerLinkPages;
+  /** Web Push (§13): the subscription routes and the VAPID public key, when the kit has it on. */
+  push?: PushRouteService;
 }
 
 /** What the routes need of answer links: the card a token opens, its consumption, and how its page loads the card. */

@@ -8,6 +8,7 @@ import { pendingRoute } from './pending-route.js';
 import { routeShared } from './route-shared.js';
 import { streamRoutes } from './stream-route.js';
 import { ANSWER_PATH, answerPageRoute } from './answer-page-route.js';
+import { PUSH_PATHS, pushRoutes } from './push-route.js';
 import type { JsonReply, RouteHandler, RoutesDeps } from './route-types.js';
 
 export type { JsonReply, RouteHandler, RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
@@ -24,6 +25,9 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
   const pendingInteraction = pendingRoute(deps, shared);
   const { followStream, stopRun } = streamRoutes(deps, shared);
   const answerLinkPage = answerPageRoute(deps);
+  const push = deps.push ? pushRoutes(deps, shared, deps.push) : undefined;
+  const pushSubscriptionsPath = `${prefix}${PUSH_PATHS.subscriptions}`;
+  const vapidKeyPath = `${prefix}${PUSH_PATHS.vapidPublicKey}`;
 
   const methodNotAllowed = (allow: string): JsonReply => ({
     status: 405,
@@ -37,6 +41,12 @@ export function createRoutes(deps: RoutesDeps): RouteHandler {
     if (req.path === stopPath) return req.method === 'POST' ? stopRun(req, io) : methodNotAllowed('POST');
     if (req.path === pendingPath)
       return req.method === 'GET' || req.method === 'HEAD' ? pendingInteraction(req, io) : methodNotAllowed('GET, HEAD');
+    if (push && req.path === pushSubscriptionsPath) {
+      if (req.method === 'POST') return push.subscribePush(req, io);
+      return req.method === 'DELETE' ? push.unsubscribePush(req, io) : methodNotAllowed('POST, DELETE');
+    }
+    if (push && req.path === vapidKeyPath)
+      return req.method === 'GET' || req.method === 'HEAD' ? push.vapidPublicKey() : methodNotAllowed('GET, HEAD');
     // An answer link's page (§13) sits at the root of the public origin, whatever the prefix.
     if (deps.answerLinks && req.path.startsWith(ANSWER_PATH))
       return req.method === 'GET' || req.method === 'HEAD' ? answerLinkPage(req) : methodNotAllowed('GET, HEAD');

@@ -9,6 +9,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import type { Notification, Notifier, NotifyContext } from './notifier.js';
+import { abortableSleep } from './abortable-sleep.js';
 
 export interface WebhookNotifierOptions {
   /** Where to POST: an http(s) URL. */
@@ -58,7 +59,7 @@ class WebhookNotifier implements Notifier {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.#fetch = options.fetch ?? fetch;
-    this.#sleep = options.sleep ?? sleep;
+    this.#sleep = options.sleep ?? abortableSleep;
   }
 
   async notify(notification: Notification, ctx: NotifyContext): Promise<void> {
@@ -99,18 +100,4 @@ class WebhookNotifier implements Notifier {
       return 'retry';
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    timer.unref?.();
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

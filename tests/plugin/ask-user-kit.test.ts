@@ -34,7 +34,7 @@ describe('createAskUserKit', () => {
     assert.throws(() => createAskUserKit({ authorize: allowAnyCaller, heartbeatMs: -1 }), /heartbeatMs/);
     assert.throws(() => createAskUserKit({ authorize: allowAnyCaller, prefix: 'api' }), /prefix must be '' or start with '\/'/);
     assert.throws(
-      () => createAskUserKit({ authorize: allowAnyCaller, store: 'postgres://x' }),
+      () => createAskUserKit({ authorize: allowAnyCaller, store: 'mysql://x' }),
       (e: { code?: string }) => e.code === 'invalid_store_url',
     );
   });
@@ -192,6 +192,7 @@ describe('createAskUserKit', () => {
       'DEFAULT_HEARTBEAT_MS',
       'DEFAULT_NOTIFY_AFTER_MS',
       'DEFAULT_TTL_MS',
+      'DEFAULT_VAPID_SUBJECT',
       'ERROR_CODES',
       'FORM_CANCEL_ANSWER',
       'INTERRUPTED_RESULT',
@@ -202,6 +203,7 @@ describe('createAskUserKit', () => {
       'StoreError',
       'StoreUnavailableError',
       'WEBHOOK_EVENT_TYPE',
+      'WebPushNotifier',
       'allowAnyCaller',
       'answerToolResultText',
       'askUserArgsSchema',
@@ -233,6 +235,7 @@ describe('createAskUserKit', () => {
       'strictParameters',
       'toolResultContentSchema',
       'userInputRequiredSchema',
+      'webPushNotifier',
       'webhookNotifier',
     ]);
     const loop = await import('../../plugin/loop/index.js');

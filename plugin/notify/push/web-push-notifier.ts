@@ -25,6 +25,7 @@ import {
   type PushSubscriptionsOptions,
 } from './push-subscriptions.js';
 import { VapidKeys, type VapidDetails, type VapidOptions } from './vapid-keys.js';
+import { abortableSleep } from '../abortable-sleep.js';
 
 export interface WebPushNotifierOptions {
   /** The VAPID keys and contact; without keys they are generated once and kept in the store. @default {} */
@@ -112,7 +113,7 @@ export class WebPushNotifier implements Notifier {
     this.#delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.#timeoutMs = timeoutMs;
     this.#urlOf = options.urlOf;
-    this.#sleep = options.sleep ?? sleep;
+    this.#sleep = options.sleep ?? abortableSleep;
     this.#agentOptions = options.agentOptions ?? {};
   }
 
@@ -256,18 +257,4 @@ export class WebPushNotifier implements Notifier {
       req.end(body);
     });
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    timer.unref?.();
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
