@@ -36,6 +36,8 @@ export type KitUnderTestOptions = Required<
   onError: (err: unknown) => void;
   /** One-card answer links (§13), when a suite turns them on. */
   answerLinks?: AskUserKitOptions['answerLinks'];
+  /** Web Push (§13), when a suite turns it on. */
+  webPush?: AskUserKitOptions['webPush'];
 };
 
 export interface HostStartOptions {

@@ -247,6 +247,7 @@ export interface FixtureOptions {
   allowedOrigins?: readonly string[];
   prefix?: string;
   answerLinks?: KitUnderTestOptions['answerLinks'];
+  webPush?: KitUnderTestOptions['webPush'];
 }
 
 export async function startFixture(hut: HostUnderTest, options: FixtureOptions = {}): Promise<Fixture> {
@@ -270,6 +271,7 @@ export async function startFixture(hut: HostUnderTest, options: FixtureOptions =
       prefix: options.prefix ?? '/api',
       onError: (err) => void errors.push(err),
       ...(options.answerLinks ? { answerLinks: options.answerLinks } : {}),
+      ...(options.webPush ? { webPush: options.webPush } : {}),
     },
     // Async on purpose: an adapter must await the policy, not test the promise for truthiness.
     authorize: async (caller, sessionId) => {
