@@ -1,15 +1,17 @@
 /**
  * One acceptance case: a scripted model, the real demo server as a child process pointed at it, a fresh
  * browser context with the wire tap, and the evidence folder. `runCase` writes the evidence whether the
- * case passes or fails, so a failure always leaves behind what was (and was not) observed.
+ * case passes or fails, so a failure always leaves behind what was (and was not) observed. A case may run on
+ * a demo several cases share (`shared`, tests/e2e/helpers/shared-demo.ts): its own sessions and pages, the
+ * evidence of what it added to the shared model's requests and the server's output.
  */
 import type { Browser, BrowserContext } from 'playwright-core';
 import { launchChromium, type LaunchedBrowser } from './browser.js';
-import { startDemoProcess, type DemoProcess, type DemoProcessOptions } from './demo-process.js';
+import { auditLines, startDemoProcess, type DemoProcess, type DemoProcessOptions, type OutputLine } from './demo-process.js';
 import { openEvidence, type Evidence } from './evidence.js';
 import { installWireTap, type WireTap } from './wire-tap.js';
 import { ChatPage, preparePage } from './demo-page.js';
-import { startScriptedModel, type ScriptedModel, type TurnScript } from '../../helpers/scripted-model.js';
+import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type TurnScript } from '../../helpers/scripted-model.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
 import { TEST_BROWSER_TOKEN } from '../../helpers/browser-identity.js';
 import { OWNER_COOKIE } from '../../../demo/session-owners.js';
@@ -27,20 +29,35 @@ export async function closeSuiteBrowser(): Promise<void> {
   shared = undefined;
 }
 
+/** A model and a demo server that several cases of a test file run on, one after the other (shared-demo.ts). */
+export interface SharedDemo {
+  readonly model: ScriptedModel;
+  readonly server: DemoProcess;
+  readonly storeUrl: string;
+  readonly tmp: TempDir;
+}
+
 export interface CaseOptions {
-  turns: TurnScript[];
+  /** The model's turns, in order. @default none */
+  turns?: TurnScript[];
+  /** The model's answer once `turns` are used up. @default a text saying the model was called more often than the case expected */
+  fallback?: TurnScript;
   /** Store kind; `sqlite` gets a file in the case's temp dir. @default 'sqlite' */
   store?: 'memory' | 'sqlite' | { url: string };
   ttlMs?: number;
   hostMode?: DemoProcessOptions['hostMode'];
   /** Do not start the server (the case starts its own). */
   noServer?: boolean;
+  /** Run on this shared demo: its model and server are neither started nor stopped here (`turns`, `store`, `ttlMs` and `hostMode` do not apply). */
+  shared?: SharedDemo;
 }
 
 export interface Case {
   readonly name: string;
   readonly evidence: Evidence;
   readonly model: ScriptedModel;
+  /** The requests the model received during this case (on a shared model, only those since the case began). */
+  readonly requests: ChatRequestBody[];
   readonly tmp: TempDir;
   readonly storeUrl: string;
   /** The first server; `servers` holds every one the case started. */
@@ -61,18 +78,32 @@ export const DEMO_SERVER = process.env.ASK_USER_SERVER || 'koa';
 /** The agent runtime they run (ASK_USER_RUNTIME, inherited the same way). */
 export const DEMO_RUNTIME = process.env.ASK_USER_RUNTIME || 'chat';
 
+/** Fails unless `server` runs on the framework and runtime this test process claims (ASK_USER_SERVER, ASK_USER_RUNTIME). */
+export async function assertDemoVariant(server: DemoProcess): Promise<void> {
+  const health = (await (await fetch(`${server.url}/api/health`)).json()) as { server?: string; runtime?: string };
+  if (health.server !== DEMO_SERVER) throw new Error(`the demo server runs on ${health.server}, not ${DEMO_SERVER}`);
+  if (health.runtime !== DEMO_RUNTIME) throw new Error(`the demo server runs the ${health.runtime} runtime, not ${DEMO_RUNTIME}`);
+}
+
 export async function runCase(name: string, options: CaseOptions, body: (c: Case) => Promise<void>): Promise<void> {
   // Koa on Chat Completions keeps the plain names; another framework's or runtime's run keeps its evidence beside them.
   const variant = [DEMO_SERVER === 'koa' ? '' : DEMO_SERVER, DEMO_RUNTIME === 'chat' ? '' : DEMO_RUNTIME].filter(Boolean).join('-');
   const evidence = await openEvidence(variant ? `${name}-${variant}` : name);
-  const tmp = await makeTempDir('ask-user-e2e-');
-  const model = await startScriptedModel({
-    turns: options.turns,
-    fallback: { text: '(e2e: no scripted turn left — the model was called more often than the case expected)' },
-  });
+  const { shared } = options;
+  const tmp = shared?.tmp ?? (await makeTempDir('ask-user-e2e-'));
+  const model =
+    shared?.model ??
+    (await startScriptedModel({
+      turns: options.turns ?? [],
+      fallback: options.fallback ?? { text: '(e2e: no scripted turn left — the model was called more often than the case expected)' },
+    }));
+  const firstRequest = model.requests.length;
   const store = options.store ?? 'sqlite';
-  const storeUrl = store === 'memory' ? 'memory' : store === 'sqlite' ? `sqlite://${tmp.file('ask-user.db')}` : store.url;
-  const servers: DemoProcess[] = [];
+  const storeUrl =
+    shared?.storeUrl ?? (store === 'memory' ? 'memory' : store === 'sqlite' ? `sqlite://${tmp.file('ask-user.db')}` : store.url);
+  const servers: DemoProcess[] = shared ? [shared.server] : [];
+  /** Where each server's output stood when the case began: a shared server's evidence is what this case added. */
+  const firstLine = new Map<DemoProcess, number>(servers.map((s) => [s, s.output.length]));
   const contexts: BrowserContext[] = [];
   const taps: WireTap[] = [];
   const notes: Record<string, unknown> = {};
@@ -87,21 +118,23 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
       ...overrides,
     });
     servers.push(server);
+    firstLine.set(server, 0);
     // The case runs on the framework and runtime it claims to: the server says which ones serve it.
-    const health = (await (await fetch(`${server.url}/api/health`)).json()) as { server?: string; runtime?: string };
-    if (health.server !== DEMO_SERVER) throw new Error(`the demo server runs on ${health.server}, not ${DEMO_SERVER}`);
-    if (health.runtime !== DEMO_RUNTIME) throw new Error(`the demo server runs the ${health.runtime} runtime, not ${DEMO_RUNTIME}`);
+    await assertDemoVariant(server);
     return server;
   };
 
   let failure: unknown;
   try {
-    if (!options.noServer) await startServer();
+    if (!options.noServer && !shared) await startServer();
     const browser = await suiteBrowser();
     const c: Case = {
       name,
       evidence,
       model,
+      get requests() {
+        return model.requests.slice(firstRequest);
+      },
       tmp,
       storeUrl,
       get server() {
@@ -133,29 +166,38 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
   }
 
   try {
-    await writeEvidence(evidence, { model, servers, taps, pages, notes, failure });
+    await writeEvidence(evidence, {
+      requests: model.requests.slice(firstRequest),
+      servers: servers.map((server) => ({ server, output: server.output.slice(firstLine.get(server) ?? 0) })),
+      taps,
+      pages,
+      notes,
+      failure,
+    });
   } catch (error) {
     console.error(`evidence for ${name} could not be written completely: ${(error as Error).message}`);
   }
   for (const context of contexts) await context.close().catch(() => {});
-  for (const server of servers) await server.stop().catch(() => {});
-  await model.close().catch(() => {});
-  await tmp.remove().catch(() => {});
+  for (const server of servers) if (server !== shared?.server) await server.stop().catch(() => {});
+  if (!shared) {
+    await model.close().catch(() => {});
+    await tmp.remove().catch(() => {});
+  }
   if (failure) throw failure;
 }
 
 async function writeEvidence(
   evidence: Evidence,
   run: {
-    model: ScriptedModel;
-    servers: DemoProcess[];
+    requests: ChatRequestBody[];
+    servers: Array<{ server: DemoProcess; output: OutputLine[] }>;
     taps: WireTap[];
     pages: ChatPage[];
     notes: Record<string, unknown>;
     failure: unknown;
   },
 ) {
-  const { model, servers, taps, pages, notes, failure } = run;
+  const { requests, servers, taps, pages, notes, failure } = run;
   for (const [i, chat] of pages.entries()) {
     if (!chat.page.isClosed()) await evidence.screenshot(chat.page, pages.length > 1 ? `final-page-${i + 1}` : 'final').catch(() => {});
   }
@@ -186,23 +228,22 @@ async function writeEvidence(
     'requests-seen-by-browser.json',
     taps.map((t) => t.requests),
   );
-  await evidence.write('model-requests.json', model.requests);
+  await evidence.write('model-requests.json', requests);
   await evidence.write(
     'tool-messages-received-by-model.json',
-    model.requests.flatMap((body, request) =>
+    requests.flatMap((body, request) =>
       body.messages.filter((m) => m.role === 'tool').map((m) => ({ request, tool_call_id: m.tool_call_id, content: m.content })),
     ),
   );
-  for (const [i, server] of servers.entries()) {
+  for (const [i, { output }] of servers.entries()) {
     const suffix = servers.length > 1 ? `-server${i + 1}` : '';
     await evidence.write(
       `server-output${suffix}.log`,
-      server.output.map((l) => `${l.at} [gen ${l.generation}] ${l.stream}: ${l.text}`).join('\n') + '\n',
+      output.map((l) => `${l.at} [gen ${l.generation}] ${l.stream}: ${l.text}`).join('\n') + '\n',
     );
     await evidence.write(
       `audit${suffix}.jsonl`,
-      server
-        .audit()
+      auditLines(output)
         .map((a) => JSON.stringify(a))
         .join('\n') + '\n',
     );
@@ -217,7 +258,7 @@ async function writeEvidence(
       if (id) sessions.add(id);
     }
   const traces: Record<string, unknown> = {};
-  for (const [i, server] of servers.entries()) {
+  for (const [i, { server }] of servers.entries()) {
     for (const sessionId of sessions) {
       const res = await fetch(`${server.url}/api/trace?sessionId=${encodeURIComponent(sessionId)}`).catch(() => undefined);
       traces[`server${i + 1}:${sessionId}`] = res?.ok ? await res.json() : `unavailable (${res?.status ?? 'server down'})`;

@@ -115,16 +115,7 @@ export async function startDemoProcess(options: DemoProcessOptions): Promise<Dem
       return port;
     },
     output,
-    audit: () =>
-      output.flatMap((l) => {
-        if (l.stream !== 'stdout' || !l.text.startsWith('{')) return [];
-        try {
-          const parsed = JSON.parse(l.text) as Record<string, unknown>;
-          return parsed.type === 'ask_user.audit' ? [{ ...parsed, generation: l.generation }] : [];
-        } catch {
-          return [];
-        }
-      }),
+    audit: () => auditLines(output),
     async kill9() {
       child.kill('SIGKILL');
       await exited();
@@ -143,6 +134,22 @@ export async function startDemoProcess(options: DemoProcessOptions): Promise<Dem
     },
   };
 }
+
+/** The JSON lines of `type` among `output`'s stdout lines, each with the generation that printed it. */
+export function jsonLines(output: readonly OutputLine[], type: string): Array<Record<string, unknown>> {
+  return output.flatMap((l) => {
+    if (l.stream !== 'stdout' || !l.text.startsWith('{')) return [];
+    try {
+      const parsed = JSON.parse(l.text) as Record<string, unknown>;
+      return parsed.type === type ? [{ ...parsed, generation: l.generation }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The parsed `ask_user.audit` lines of `output`, in order. */
+export const auditLines = (output: readonly OutputLine[]) => jsonLines(output, 'ask_user.audit');
 
 function lines(stream: NodeJS.ReadableStream, onLine: (line: string) => void) {
   let rest = '';
