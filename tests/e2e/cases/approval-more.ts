@@ -13,6 +13,7 @@ import { demoAssistant, sharedDemo } from '../helpers/shared-demo.js';
 import { shapeOf } from '../helpers/model-evidence.js';
 import { auditOf, chatStream, continueStreams, waitForAudit } from '../helpers/streams.js';
 import { transcriptOf } from '../helpers/frames.js';
+import { axeViolations } from '../helpers/axe.js';
 import {
   approvalAsked,
   approvalCard,
@@ -159,10 +160,13 @@ test('approval — "always": approved for the session, the next deploy runs with
     assert.equal(c.requests.length, requests, 'the model was called after a cancel');
     assert.deepEqual(toolRuns(c.server, asked.sessionId), { deploy_preview: 3 });
 
-    // After a reload the page still says which tool is allowed, from the session view.
+    // After a reload the page still says which tool is allowed, from the session view, in either language.
     await chat.reload();
     await allowedLine.filter({ hasText: 'deploy_preview' }).waitFor();
+    assert.deepEqual(await axeViolations(chat.page), [], 'axe on the page with the always-allowed line');
     await c.evidence.screenshot(chat.page, 'after-reload');
+    await chat.page.locator('#lang').click();
+    assert.equal((await allowedLine.innerText()).replace(/\s+/g, ' ').trim(), 'Always allowed: deploy_preview');
     c.note('transcript', await transcriptOf(chat.page));
   }));
 
