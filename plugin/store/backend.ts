@@ -31,7 +31,7 @@ export interface SwapRequest {
 }
 
 export interface Backend {
-  readonly kind: 'memory' | 'sqlite' | 'redis';
+  readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres';
   /** Human description for error messages, without credentials. */
   readonly label: string;
   /**

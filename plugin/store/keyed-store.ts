@@ -27,6 +27,8 @@ import {
 } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** StoreOptions.postgresPoolSize's default: ten instances, each with its LISTEN connection too, fit a default server. */
+export const DEFAULT_POSTGRES_POOL_SIZE = 8;
 
 /** What one compare-and-swap attempt returns when its swap lost and it must read again. */
 const RETRY = Symbol('retry');
@@ -70,7 +72,14 @@ interface Loaded<T> {
 const RECENT_ROWS = 1024;
 
 export function resolveOptions(options: StoreOptions = {}): Required<StoreOptions> & { eventLog: LogLimits } {
-  const { retentionMs = DAY_MS, timeoutMs = 1500, now = Date.now, namespace = 'ask_user', sqliteSynchronous = 'normal' } = options;
+  const {
+    retentionMs = DAY_MS,
+    timeoutMs = 1500,
+    now = Date.now,
+    namespace = 'ask_user',
+    sqliteSynchronous = 'normal',
+    postgresPoolSize = DEFAULT_POSTGRES_POOL_SIZE,
+  } = options;
   if (!Number.isFinite(retentionMs) || retentionMs <= 0) {
     throw new StoreError('invalid_store_options', `retentionMs must be a positive number of milliseconds, got ${retentionMs}`);
   }
@@ -86,13 +95,16 @@ export function resolveOptions(options: StoreOptions = {}): Required<StoreOption
   if (sqliteSynchronous !== 'normal' && sqliteSynchronous !== 'full') {
     throw new StoreError('invalid_store_options', `sqliteSynchronous must be 'normal' or 'full', got ${JSON.stringify(sqliteSynchronous)}`);
   }
+  if (!Number.isSafeInteger(postgresPoolSize) || postgresPoolSize < 1) {
+    throw new StoreError('invalid_store_options', `postgresPoolSize must be a positive integer, got ${postgresPoolSize}`);
+  }
   let eventLog: LogLimits;
   try {
     eventLog = resolveLogLimits(options.eventLog);
   } catch (error) {
     throw new StoreError('invalid_store_options', (error as Error).message);
   }
-  return { retentionMs, timeoutMs, now, namespace, sqliteSynchronous, eventLog };
+  return { retentionMs, timeoutMs, now, namespace, sqliteSynchronous, postgresPoolSize, eventLog };
 }
 
 /** The backend write deadline sits before the caller's timeout so the reply has time to come back. */

@@ -9,7 +9,8 @@ import { parseStoreUrl } from './store-url.js';
 import type { PendingStore, StoreOptions } from './types.js';
 
 /**
- * Opens a store for `memory`, `sqlite://<file path>` or `redis://host:port[/db]` (`rediss://` for TLS).
+ * Opens a store for `memory`, `sqlite://<file path>`, `redis://host:port[/db]` (`rediss://` for TLS) or
+ * `postgres://user:password@host:port/db` (`postgresql://` too; pg's query parameters such as `sslmode` apply).
  * Rejects with StoreError `invalid_store_url` for any other form, and with StoreUnavailableError when the
  * backend cannot be reached within `timeoutMs`.
  */
@@ -31,6 +32,16 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
     case 'redis': {
       const { openRedisBackend } = await import('./redis-backend.js');
       return createKeyedStore(await openRedisBackend(target, { timeoutMs: resolved.timeoutMs }), resolved);
+    }
+    case 'postgres': {
+      // Loaded on demand, like the Redis client: a host on another backend never loads pg.
+      const { openPostgresBackend } = await import('./postgres-backend.js');
+      const backend = await openPostgresBackend(target, {
+        timeoutMs: resolved.timeoutMs,
+        namespace: resolved.namespace,
+        poolSize: resolved.postgresPoolSize,
+      });
+      return createKeyedStore(backend, resolved);
     }
   }
 }

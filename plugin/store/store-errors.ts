@@ -18,7 +18,10 @@ export type StoreErrorCode =
   | 'not_resolved'
   /** A stored value is not what this store writes (another app wrote under our namespace?). */
   | 'store_corrupt'
-  /** This runtime lacks what the backend needs: `sqlite://` runs on node:sqlite, built into Node.js ≥ 22.13. */
+  /**
+   * This runtime or server lacks what the backend needs: `sqlite://` runs on node:sqlite, built into Node.js
+   * ≥ 22.13; `postgres://` needs PostgreSQL 13 or later, and a schema no newer than this kit knows.
+   */
   | 'store_unsupported';
 
 export class StoreError extends Error {

@@ -4,9 +4,14 @@
  */
 import { StoreError } from './store-errors.js';
 
-export type StoreTarget = { kind: 'memory' } | { kind: 'sqlite'; file: string } | { kind: 'redis'; url: string; label: string };
+export type StoreTarget =
+  | { kind: 'memory' }
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'redis'; url: string; label: string }
+  | { kind: 'postgres'; url: string; label: string };
 
-export const STORE_URL_FORMS = 'memory, sqlite://<file path>, redis://host:port[/db] or rediss://host:port[/db]';
+export const STORE_URL_FORMS =
+  'memory, sqlite://<file path>, redis://host:port[/db] or rediss://host:port[/db], postgres://user:password@host:port/db (or postgresql://)';
 
 export function parseStoreUrl(url: string): StoreTarget {
   const trimmed = url.trim();
@@ -29,11 +34,24 @@ export function parseStoreUrl(url: string): StoreTarget {
     const label = `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
     return { kind: 'redis', url: trimmed, label };
   }
+  if (/^postgres(ql)?:\/\//.test(trimmed)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(trimmed);
+    } catch (error) {
+      throw invalid(url, 'it is not a valid URL', error);
+    }
+    if (parsed.hostname === '' && !parsed.searchParams.has('host')) throw invalid(url, 'the postgres form needs a host');
+    // Neither the user's password nor a query (which may carry one, or sslkey paths) goes into the label.
+    const label = `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+    return { kind: 'postgres', url: trimmed, label };
+  }
   throw invalid(url, 'the scheme is not one of them');
 }
 
 function invalid(url: string, why: string, cause?: unknown): StoreError {
-  const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+  // Credentials sit before '@', and a postgres query may hold a password too.
+  const shown = url.replace(/\/\/[^@/]*@/, '//***@').replace(/\?.*$/s, '?***');
   return new StoreError('invalid_store_url', `store URL ${JSON.stringify(shown)} is not accepted (${why}); use ${STORE_URL_FORMS}`, {
     cause,
   });

@@ -1,6 +1,6 @@
 /**
  * The pending store's typed surface. Everything in the plugin and the loop talks to this interface; each
- * backend (memory, SQLite, Redis) implements it on Keyv plus the backend's own atomic operation, and runs
+ * backend (memory, SQLite, Redis, PostgreSQL) implements it on Keyv plus the backend's own atomic operation, and runs
  * the one contract suite in tests/plugin/store/.
  */
 import type { Answer, AskUserForm, InteractionStatus, ResolvedStatus } from '../contract/schema.js';
@@ -71,7 +71,7 @@ export interface PutStateOptions {
 }
 
 export interface PendingStore {
-  readonly kind: 'memory' | 'sqlite' | 'redis' | (string & {});
+  readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres' | (string & {});
   /** Store a new pending interaction and make it the session's current one. */
   create(record: InteractionRecord): Promise<void>;
   /**
@@ -130,13 +130,23 @@ export interface StoreOptions {
   timeoutMs?: number;
   /** Clock, for tests. @default Date.now */
   now?: () => number;
-  /** Key prefix, so several apps can share one Redis or SQLite file. @default 'ask_user' */
+  /**
+   * Key prefix, so several apps can share one Redis or SQLite file. On PostgreSQL it also names the schema
+   * the store's tables live in (created on open), so each app's tables stand apart. @default 'ask_user'
+   */
   namespace?: string;
   /**
    * SQLite only: what a commit survives. `normal`: a killed process (kill -9), not a power loss or OS
    * crash, which may drop the last commits; `full`: both, at one or two fsyncs per write. @default 'normal'
    */
   sqliteSynchronous?: 'normal' | 'full';
+  /**
+   * PostgreSQL only: connections the store keeps open at most, besides one for LISTEN once something is
+   * watched. Each store operation holds one for a single statement, so a few serve many requests; size it
+   * so that instances × (pool size + 1) stays under the server's `max_connections` (100 by default, 97 for
+   * ordinary users): the default lets ten instances share a default server. @default 8
+   */
+  postgresPoolSize?: number;
   /**
    * What the event log keeps (contract §11): `windowMs` after a session's last frame (the replay window,
    * default 10 minutes), per run `maxFrames` (10,000) and `maxBytes` (1 MiB), `maxRuns` (32) per session.

@@ -1,12 +1,13 @@
 /**
  * The claim is atomic across processes, not just across promises: four Node processes, 25 concurrent
- * claims each, on one SQLite file and on one Redis, and exactly one claim wins overall.
+ * claims each, on one SQLite file, on one Redis and on one PostgreSQL, and exactly one claim wins overall.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../../plugin/store/open-store.js';
+import { startPostgresServer, type PostgresServer } from '../../helpers/postgres-server.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
 import { pendingRecord } from './fixtures/records.js';
@@ -91,12 +92,13 @@ function assertOneWinner({ reports, stored }: Awaited<ReturnType<typeof race>>) 
 describe('claim across processes', () => {
   let dir: TempDir;
   let redis: RedisServer;
+  let postgres: PostgresServer;
   before(async () => {
     dir = await makeTempDir('ask-user-race-');
-    redis = await startRedisServer();
+    [redis, postgres] = await Promise.all([startRedisServer(), startPostgresServer()]);
   });
   after(async () => {
-    await redis.stop();
+    await Promise.all([redis.stop(), postgres.stop()]);
     await dir.remove();
   });
 
@@ -106,5 +108,9 @@ describe('claim across processes', () => {
 
   it(`gives one ok among ${PROCESSES} processes x ${CLAIMS_EACH} claims on one Redis`, async () => {
     assertOneWinner(await race(redis.url));
+  });
+
+  it(`gives one ok among ${PROCESSES} processes x ${CLAIMS_EACH} claims on one PostgreSQL`, async () => {
+    assertOneWinner(await race(postgres.url));
   });
 });

@@ -5,11 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Pool } from 'pg';
 import { createKeyedStore } from '../../../plugin/store/keyed-store.js';
 import { createMemoryBackend } from '../../../plugin/store/memory-backend.js';
+import { openPostgresBackend } from '../../../plugin/store/postgres-backend.js';
 import { openSqliteBackend } from '../../../plugin/store/sqlite-backend.js';
 import { countingBackend } from '../../helpers/counting-backend.js';
-import type { InteractionRecord } from '../../../plugin/store/types.js';
+import { startPostgresServer, type PostgresServer } from '../../helpers/postgres-server.js';
+import type { InteractionRecord, PendingStore } from '../../../plugin/store/types.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
 
 const record = (requestId: string, sessionId = 's1'): InteractionRecord => ({
@@ -22,16 +25,39 @@ const record = (requestId: string, sessionId = 's1'): InteractionRecord => ({
   status: 'pending',
 });
 
+/**
+ * One question's store calls, as the kit makes them: ask (create), the card's lookup (currentOf), the
+ * answer's lookup and claim, the ToolResult's mark, and the run state written before and after.
+ */
+async function question(store: PendingStore, requestId: string): Promise<void> {
+  const paused = await store.casState(`run:${requestId}`, { step: 'asking' }, { ifVersion: null });
+  await store.create(record(requestId, `s-${requestId}`));
+  await store.currentOf(`s-${requestId}`);
+  await store.get(requestId);
+  const answer = { selections: [], customInput: 'x', cancelled: false };
+  assert.equal((await store.claim(requestId, { status: 'answered', at: Date.now(), answer })).ok, true);
+  await store.markToolResultWritten(requestId);
+  assert.ok(await store.casState(`run:${requestId}`, { step: 'answered' }, { ifVersion: paused! }));
+}
+const QUESTION_CALLS = { read: 3, swap: 6, scan: 0, readMany: 0 };
+
 let dir: TempDir;
+let postgres: PostgresServer;
 before(async () => {
   dir = await makeTempDir();
+  postgres = await startPostgresServer();
 });
-after(() => dir.remove());
+after(async () => {
+  await dir.remove();
+  await postgres.stop();
+});
 let files = 0;
 
 for (const [name, open] of [
   ['memory', async () => createMemoryBackend()],
   ['sqlite', () => openSqliteBackend(dir.file(`rt${files++}.db`), { timeoutMs: 1500 })],
+  // A schema of its own per backend, as each SQLite backend has a file of its own.
+  ['postgres', () => openPostgresBackend({ url: postgres.url, label: 'postgres (test)' }, { timeoutMs: 1500, namespace: `rt${files++}` })],
 ] as const) {
   describe(`store round trips: ${name}`, () => {
     it('a versioned compare-and-set is one swap; a stale version is refused after one read', async () => {
@@ -98,6 +124,18 @@ for (const [name, open] of [
       }
     });
 
+    it('a question from ask to answer costs the same calls on every backend', async () => {
+      const { wrapped, take } = countingBackend(await open());
+      const store = createKeyedStore(wrapped);
+      try {
+        take();
+        await question(store, 'q1');
+        assert.deepEqual(take().counts, QUESTION_CALLS);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('reads many interactions in one round trip', async () => {
       const { wrapped, take } = countingBackend(await open());
       const store = createKeyedStore(wrapped);
@@ -141,3 +179,27 @@ for (const [name, open] of [
     });
   });
 }
+
+describe('store round trips: postgres statements', () => {
+  it('sends one statement per backend call, so a call is one round trip', async () => {
+    const { wrapped, take } = countingBackend(
+      await openPostgresBackend({ url: postgres.url, label: 'postgres (test)' }, { timeoutMs: 1500, namespace: 'rt_statements' }),
+    );
+    const store = createKeyedStore(wrapped);
+    const query = Pool.prototype.query;
+    let statements = 0;
+    Pool.prototype.query = function (this: Pool, ...args: Parameters<Pool['query']>) {
+      statements += 1;
+      return query.apply(this, args);
+    } as Pool['query'];
+    try {
+      take();
+      await question(store, 'q-statements');
+      assert.equal(statements, take().total, 'one statement per backend call');
+      assert.equal(statements, QUESTION_CALLS.read + QUESTION_CALLS.swap);
+    } finally {
+      Pool.prototype.query = query;
+      await store.close();
+    }
+  });
+});

@@ -8,9 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { openStore } from '../../../plugin/store/open-store.js';
 import { StoreUnavailableError, type PendingStore } from '../../../plugin/store/types.js';
+import { startPostgresServer, type PostgresServer } from '../../helpers/postgres-server.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
 import { answered, pendingRecord } from './fixtures/records.js';
+import { until } from './log-contract.js';
 
 const GUARD_MS = 2500;
 
@@ -101,6 +103,74 @@ describe('store faults: redis', () => {
     const down = await startRedisServer();
     const url = down.url;
     await down.stop();
+    await assertUnavailable(openStore(url), 'openStore');
+  });
+});
+
+describe('store faults: postgres', () => {
+  let postgres: PostgresServer;
+  let store: PendingStore;
+  before(async () => {
+    postgres = await startPostgresServer();
+    store = await openStore(postgres.url, { namespace: 'faults' });
+  });
+  after(async () => {
+    await store.close();
+    await postgres.stop();
+  });
+
+  it('fails fast while postgres is paused, and the refused claim never lands after it resumes', async () => {
+    const record = freshRecord();
+    await store.create(record);
+    postgres.pause();
+    try {
+      await assertUnavailable(store.claim(record.requestId, answer()), 'claim');
+      await assertUnavailable(store.get(record.requestId), 'get');
+      await assertUnavailable(store.putState('run', 1, { ifVersion: null }), 'putState');
+      await assertUnavailable(store.log!.append(record.sessionId, [{ runId: 'r', seq: 1, event: 'e', data: '{}' }]), 'log append');
+    } finally {
+      postgres.resume();
+    }
+    // The stuck statements run now; their deadlines have passed, so none of them may write.
+    const after = await eventually(() => store.get(record.requestId));
+    assert.equal(after?.status, 'pending', 'the claim that timed out must not have consumed the interaction');
+    assert.equal(await store.getState('run'), undefined, 'the putState that timed out must not have written');
+    const retry = await store.claim(record.requestId, answer());
+    assert.equal(retry.ok, true, 'the retry after the outage wins');
+  });
+
+  it('fails fast while postgres is down, and works again with the record intact once it is back', async () => {
+    const record = freshRecord();
+    await store.create(record);
+    const seen: Array<string | undefined> = [];
+    const stop = await store.log!.watch(record.sessionId, (signal) => seen.push(signal));
+    await postgres.kill();
+    await assertUnavailable(store.get(record.requestId), 'get');
+    await assertUnavailable(store.claim(record.requestId, answer()), 'claim');
+    await assertUnavailable(store.currentOf(record.sessionId), 'currentOf');
+    await assertUnavailable(store.log!.read(record.sessionId), 'log read');
+    await postgres.restart();
+    const back = await eventually(() => store.get(record.requestId));
+    assert.equal(back?.status, 'pending');
+    assert.equal((await store.claim(record.requestId, answer())).ok, true);
+    // The watcher's connection came back too: it was woken for what it may have missed, and hears the log again.
+    await until('the watcher is woken after the reconnect', () => seen.includes(undefined));
+    seen.length = 0;
+    await store.log!.signal(record.sessionId, 'after');
+    await until('the watcher hears signals again', () => seen.includes('after'));
+    stop();
+  });
+
+  it('rejects openStore with StoreUnavailableError when nothing listens, or nothing answers', async () => {
+    const down = await startPostgresServer();
+    const url = down.url;
+    down.pause();
+    try {
+      await assertUnavailable(openStore(url, { namespace: 'paused_open' }), 'openStore of a paused server');
+    } finally {
+      down.resume();
+      await down.stop();
+    }
     await assertUnavailable(openStore(url), 'openStore');
   });
 });
