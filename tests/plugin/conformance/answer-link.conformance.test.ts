@@ -42,7 +42,14 @@ for (const hut of HOSTS) {
       const record = await f.ask('s-link');
       const link = await f.started.kit.answerLink(record.requestId);
       const answerToken = link.split('/').pop()!;
-      const body = { sessionId: 's-link', requestId: record.requestId, selections: ['safe'], customInput: '', cancelled: false, answerToken };
+      const body = {
+        sessionId: 's-link',
+        requestId: record.requestId,
+        selections: ['safe'],
+        customInput: '',
+        cancelled: false,
+        answerToken,
+      };
       // The caller the policy refuses: the token stands in for its credentials.
       const answered = await f.post(body, { headers: INTRUDER });
       assert.equal(answered.status, 200);
