@@ -16,11 +16,10 @@ import { z } from 'zod';
 import { sessionIdSchema } from '../contract/schema.js';
 import { EndpointRefusedError, MAX_ENDPOINT_LENGTH } from '../notify/push/endpoint-guard.js';
 import { pushSubscriptionSchema } from '../notify/push/push-subscriptions.js';
-import type { WebPushNotifier } from '../notify/push/web-push-notifier.js';
 import { AskUserError } from './errors.js';
 import { storeError, type AuditContext } from './route-errors.js';
 import { bodyError, NO_STORE, type RouteShared } from './route-shared.js';
-import type { RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
+import type { PushRouteService, RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
 import { crossSiteError } from './same-origin.js';
 
 /** The routes' paths under the kit's prefix. */
@@ -31,9 +30,6 @@ const unsubscribeBodySchema = z.object({
   sessionId: sessionIdSchema,
   endpoint: z.string().min(1).max(MAX_ENDPOINT_LENGTH, `at most ${MAX_ENDPOINT_LENGTH} characters`),
 });
-
-/** What the routes need of the notifier: its subscriptions and its public key. */
-export type PushRouteService = Pick<WebPushNotifier, 'subscribe' | 'unsubscribe' | 'publicKey'>;
 
 export function pushRoutes(
   deps: Pick<RoutesDeps, 'store' | 'allowedOrigins' | 'now'>,

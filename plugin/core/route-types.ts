@@ -4,7 +4,7 @@ import type { Coordinator } from './coordinator.js';
 import type { RunHost, SseSink } from './host.js';
 import type { PendingStore } from '../store/types.js';
 import type { AnswerLinks } from '../notify/answer-links.js';
-import type { PushRouteService } from './push-route.js';
+import type { WebPushNotifier } from '../notify/push/web-push-notifier.js';
 
 /** An HTTP request as the routes read it, whatever framework received it. */
 export interface RouteRequest {
@@ -59,6 +59,9 @@ export interface RoutesDeps {
   /** Web Push (§13): the subscription routes and the VAPID public key, when the kit has it on. */
   push?: PushRouteService;
 }
+
+/** What the push routes (push-route.ts) need of the Web Push notifier. */
+export type PushRouteService = Pick<WebPushNotifier, 'subscribe' | 'unsubscribe' | 'publicKey'>;
 
 /** What the routes need of answer links: the card a token opens, its consumption, and how its page loads the card. */
 export interface AnswerLinkPages {
