@@ -3,7 +3,7 @@
  * request, the §9.1 bounds that fill a message, where a refusal lands, and the time left before a deadline.
  */
 import { LIMITS } from '../plugin/contract/limits.js';
-import type { AskUserRequest, Question } from './read-answer.js';
+import type { AskUserRequest, Question } from './card-request.js';
 
 /** Most characters of typed text the server takes (the contract's `LIMITS.customInput`). */
 export const MAX_CUSTOM_INPUT = LIMITS.customInput;

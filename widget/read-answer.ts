@@ -5,21 +5,13 @@
  */
 import { MODES, isChoiceMode, isWebUrl, type Mode } from '../plugin/contract/limits.js';
 import { questionsOf } from './answer-fields.js';
-import type { Answer, AskUserOption, FormQuestion, PendingInteraction, UserInputRequired } from '../plugin/contract/schema.js';
+import type { Answer, AskUserOption, FormQuestion } from '../plugin/contract/schema.js';
 import { isPendingStatus, isRecord, isUserInputRequired } from './chat-events.js';
 import type { AskUserStrings } from './strings.js';
 
-/**
- * What the card accepts as `request`: the `user_input_required` event data, or the pending object of
- * `GET /api/interactions/pending` (which adds `status`). `resumable` and `expiresAt` may be absent in
- * hand-made requests; absent `resumable` counts as resumable.
- */
-export type AskUserRequest = Omit<UserInputRequired, 'sessionId' | 'expiresAt' | 'resumable'> & {
-  sessionId?: string;
-  expiresAt?: string;
-  resumable?: boolean;
-  status?: PendingInteraction['status'];
-};
+import type { AskUserRequest, Question } from './card-request.js';
+
+export type { AskUserRequest, Question } from './card-request.js';
 
 /** The controls' current state: checked option ids, the main text field, the "Other" box. */
 export interface AnswerDraft {
@@ -123,12 +115,6 @@ function question(r: Record<string, unknown>) {
     ),
   };
 }
-
-/**
- * One question as the card draws and checks it: a §9.2 question, or the request itself on a card of one.
- * `required` is false only for a §9.2 question the model marked optional.
- */
-export type Question = Omit<FormQuestion, 'id' | 'mode' | 'required'> & { id?: string; mode: string; required?: boolean };
 
 /** The host a link card's link opens (§10), or '' when the link is not one the card may open. */
 export const linkHost = (req: Pick<AskUserRequest, 'url'>): string => (req.url && isWebUrl(req.url) ? new URL(req.url).host : '');
