@@ -92,7 +92,8 @@ export interface CoordinatorOptions {
   expiryTimers: boolean;
   /** Failures nobody awaits (a host's `closed` hook, a timer's close), for `app.on('error')`-style logging. */
   onError: (err: unknown) => void;
-  newId?: () => string;
+  /** A new request id for a question of `sessionId`. @default `newRequestId` (random, with the session's slot tag) */
+  newId?: (sessionId: string) => string;
   /** When notifiers run for a card that waits (§13); none: no notifications. */
   notify?: NotifyScheduler;
 }
@@ -214,7 +215,7 @@ export class Coordinator {
   readonly #now: () => number;
   readonly #expiryTimers: boolean;
   readonly #onError: (err: unknown) => void;
-  readonly #newId: () => string;
+  readonly #newId: (sessionId: string) => string;
   readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
   readonly #notify: NotifyScheduler | undefined;
 
@@ -302,7 +303,7 @@ export class Coordinator {
     if (!noneOpen) await this.supersede(sessionId);
     const createdAt = this.#now();
     const record: InteractionRecord = {
-      requestId: this.#newId(),
+      requestId: this.#newId(sessionId),
       toolCallId,
       sessionId,
       form,

@@ -6,6 +6,7 @@ import { parseAskUserArguments } from '../../plugin/core/coordinator.js';
 import { recordingHost, SINGLE, type RecordingHost } from './harness.js';
 import { recordingSink } from '../helpers/recording-sink.js';
 import { allowAnyCaller } from '../../plugin/core/authorization.js';
+import { requestSlotTag, sessionSlotTag } from '../../plugin/store/session-slot.js';
 
 const call = (id: string, name: string, args: unknown) => ({
   id,
@@ -42,7 +43,9 @@ describe('kit.intercept', () => {
     );
     assert.deepEqual(r.errorResults, []);
     const id = r.interaction!.requestId;
-    assert.match(id, /^ask_[A-Za-z0-9_-]{22}$/);
+    // 128 random bits, then the session's slot tag (§14): a sharded store finds the question by its id alone.
+    assert.match(id, /^ask_[A-Za-z0-9_-]{33}$/);
+    assert.equal(requestSlotTag(id), sessionSlotTag('s1'));
     assert.deepEqual(sse.events, [
       {
         event: 'user_input_required',
@@ -82,7 +85,8 @@ describe('kit.intercept', () => {
     for (let i = 0; i < 50; i++)
       ids.add((await kit.intercept([call(`c${i}`, 'ask_user', SINGLE)], { sessionId: `s${i}` })).interaction!.requestId);
     assert.equal(ids.size, 50);
-    for (const id of ids) assert.equal(Buffer.from(id.slice(4), 'base64url').length, 16);
+    // 22 base64url characters of randomness (16 bytes) after ask_, then the 11-character slot tag.
+    for (const id of ids) assert.equal(Buffer.from(id.slice(4, 26), 'base64url').length, 16);
   });
 
   const invalid: Array<[string, unknown, RegExp]> = [
