@@ -12,17 +12,19 @@
  * at open and again at every sweep (accurate to half a round trip), so a statement that sat behind a paused
  * server changes nothing when it finally runs, as with Redis.
  *
- * A server that stops answering costs at most the store's budget: connecting, waiting for a pooled
- * connection and each query are bounded by `timeoutMs` on the client (a connection whose query timed out
- * is dropped, not reused), and by `statement_timeout` on the server. A refused or dropped connection fails
- * at once; the pool connects anew on the next operation, so service comes back with the server.
+ * Statements go out on a few pipelined connections (postgres-connections.ts). A server that stops
+ * answering costs at most the store's budget: connecting and each statement are bounded by `timeoutMs` on
+ * the client (a connection whose reply timed out is dropped, not reused), and by `statement_timeout` on the
+ * server. A refused or dropped connection fails at once; the next statement connects anew, so service comes
+ * back with the server.
  */
-import { Pool, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
+import type { ClientConfig, QueryResultRow } from 'pg';
 import { stateHead, type Backend, type ScanPage, type SwapRequest } from './backend.js';
 import { PostgresLog } from './postgres-log.js';
 import { DEFAULT_POSTGRES_POOL_SIZE } from './keyed-store.js';
+import { PostgresConnections } from './postgres-connections.js';
 import { migrate, schemaOf } from './postgres-schema.js';
-import { rowsOf, SERVER_NOW_MS, statement, type Statement } from './postgres-sql.js';
+import { SERVER_NOW_MS, statement, type Statement } from './postgres-sql.js';
 import { StoreError, withinBudget } from './store-errors.js';
 import { StoreUnavailableError } from './types.js';
 
@@ -42,6 +44,8 @@ export interface PostgresBackendOptions {
   sweepEveryMs?: number;
 }
 
+/** The server's clock, for the offset to ours. */
+const CLOCK = statement(`SELECT ${SERVER_NOW_MS}::float8 AS ms`);
 const LIVE = `(expires_at IS NULL OR expires_at > ${SERVER_NOW_MS})`;
 
 /** The statements of one schema. */
@@ -75,17 +79,20 @@ function statementsFor(s: string) {
     scanFromOpen: statement(`SELECT key, value FROM ${s}.kv WHERE key >= $1 AND ${LIVE} ORDER BY key LIMIT $2`),
     scanAfterOpen: statement(`SELECT key, value FROM ${s}.kv WHERE key > $1 AND ${LIVE} ORDER BY key LIMIT $2`),
     sweep: statement(`
-      DELETE FROM ${s}.kv WHERE key IN (
-        SELECT key FROM ${s}.kv WHERE expires_at < ${SERVER_NOW_MS} ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`),
+      WITH gone AS (
+        DELETE FROM ${s}.kv WHERE key IN (
+          SELECT key FROM ${s}.kv WHERE expires_at < ${SERVER_NOW_MS} ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS swept FROM gone`),
   };
 }
 
 /** pg's settings for one connection of the store: every wait bounded by the budget, dead peers noticed. */
-export function connectionConfig(url: string, timeoutMs: number): PoolConfig {
+export function connectionConfig(url: string, timeoutMs: number): ClientConfig {
   return {
     connectionString: url,
     connectionTimeoutMillis: timeoutMs,
-    // Client side: a reply that never comes (a paused server) fails the query, and the pool drops its connection.
+    // Client side: a reply that never comes (a paused server) fails the query and drops its connection.
     query_timeout: timeoutMs,
     // Server side: a statement stuck on a lock is cancelled rather than applied after the caller gave up.
     statement_timeout: timeoutMs,
@@ -100,12 +107,9 @@ export class PostgresBackend implements Backend {
   /** Connects, checks the server, migrates the schema; StoreUnavailableError when the server cannot be reached within `timeoutMs`. */
   static async open(target: { url: string; label: string }, options: PostgresBackendOptions): Promise<PostgresBackend> {
     const { timeoutMs, namespace = 'ask_user', poolSize = DEFAULT_POSTGRES_POOL_SIZE, sweepEveryMs = 60_000 } = options;
-    const pool = new Pool({ ...connectionConfig(target.url, timeoutMs), max: poolSize, allowExitOnIdle: true });
-    // An idle connection the server dropped is removed by the pool; the next operation reports the outage.
-    pool.on('error', () => undefined);
-    const backend = new PostgresBackend(pool, target, { timeoutMs, namespace, sweepEveryMs });
-    pool.on('connect', (client) => backend.#clients.add(client));
-    pool.on('remove', (client) => backend.#clients.delete(client));
+    const config = connectionConfig(target.url, timeoutMs);
+    const connections = new PostgresConnections(config, { label: target.label, size: poolSize, timeoutMs });
+    const backend = new PostgresBackend(connections, target, { namespace, sweepEveryMs, timeoutMs, config });
     try {
       await withinBudget(`connecting to ${target.label}`, timeoutMs, () => backend.#prepare());
     } catch (error) {
@@ -119,35 +123,27 @@ export class PostgresBackend implements Backend {
   readonly kind = 'postgres';
   readonly label: string;
   readonly log: PostgresLog;
-  readonly #pool: Pool;
+  readonly #connections: PostgresConnections;
   readonly #namespace: string;
-  readonly #timeoutMs: number;
   readonly #sweepEveryMs: number;
   readonly #sql: ReturnType<typeof statementsFor>;
   /** Server clock minus ours, in ms; measured on open, before any write. */
   #offsetMs = 0;
-  /** The pool's open connections, to drop them when the server does not answer the goodbye. */
-  readonly #clients = new Set<PoolClient>();
   #sweep: NodeJS.Timeout | undefined;
   #closed: Promise<void> | undefined;
 
   private constructor(
-    pool: Pool,
+    connections: PostgresConnections,
     target: { url: string; label: string },
-    { timeoutMs, namespace, sweepEveryMs }: Required<Omit<PostgresBackendOptions, 'poolSize'>>,
+    { namespace, sweepEveryMs, timeoutMs, config }: Required<Omit<PostgresBackendOptions, 'poolSize'>> & { config: ClientConfig },
   ) {
-    this.#pool = pool;
+    this.#connections = connections;
     this.label = target.label;
     this.#namespace = namespace;
-    this.#timeoutMs = timeoutMs;
     this.#sweepEveryMs = sweepEveryMs;
     const { quoted } = schemaOf(namespace);
     this.#sql = statementsFor(quoted);
-    this.log = new PostgresLog(pool, quoted, {
-      label: target.label,
-      timeoutMs,
-      listenerConfig: connectionConfig(target.url, timeoutMs),
-    });
+    this.log = new PostgresLog(connections, quoted, { label: target.label, timeoutMs, listenerConfig: config });
   }
 
   async read(key: string): Promise<string | undefined> {
@@ -213,18 +209,14 @@ export class PostgresBackend implements Backend {
     this.#closed ??= (async () => {
       clearInterval(this.#sweep);
       await this.log.close();
-      await withinBudget(`closing ${this.label}`, this.#timeoutMs, () => this.#pool.end()).catch(() => {
-        for (const client of this.#clients) client.connection.stream.destroy();
-      });
+      await this.#connections.close();
     })();
     return this.#closed;
   }
 
-  /** Checks the server's version, measures its clock, and migrates the schema, on one connection. */
-  async #prepare(): Promise<void> {
-    const client = await this.#pool.connect();
-    let failure: unknown;
-    try {
+  /** Checks the server's version, measures its clock, and migrates the schema, on a connection of its own. */
+  #prepare(): Promise<void> {
+    return this.#connections.alone(async (client) => {
       const { rows } = await client.query<{ version: number }>(`SELECT current_setting('server_version_num')::int AS version`);
       const version = rows[0]?.version ?? 0;
       if (version < MIN_SERVER_VERSION) {
@@ -233,25 +225,19 @@ export class PostgresBackend implements Backend {
           `${this.label} runs PostgreSQL ${Math.floor(version / 10_000)}; the postgres store needs 13 or later`,
         );
       }
-      await this.#calibrate(client);
+      await this.#calibrate((sql) => client.query<{ ms: number }>(sql.text).then((r) => r.rows));
       await migrate(client, this.#namespace);
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      // A connection that failed mid-way is not given back for reuse.
-      client.release(failure instanceof Error && !(failure instanceof StoreError));
-    }
+    });
   }
 
   /** The offset is off by at most half the round trip it was measured with, so keep the fastest of a few. */
-  async #calibrate(client: Pick<PoolClient, 'query'>): Promise<void> {
+  async #calibrate(run: (sql: Statement) => Promise<Array<{ ms: number }>>): Promise<void> {
     let best: { rtt: number; offset: number } | undefined;
     for (let sample = 0; sample < 3; sample++) {
       const before = Date.now();
-      const { rows } = await client.query<{ ms: string }>(`SELECT ${SERVER_NOW_MS}::float8 AS ms`);
+      const [row] = await run(CLOCK);
       const after = Date.now();
-      const offset = Number(rows[0]!.ms) - (before + after) / 2;
+      const offset = Number(row!.ms) - (before + after) / 2;
       if (best === undefined || after - before < best.rtt) best = { rtt: after - before, offset };
     }
     this.#offsetMs = best!.offset;
@@ -266,18 +252,18 @@ export class PostgresBackend implements Backend {
   async #maintain(): Promise<void> {
     try {
       for (let batch = 0; batch < 20; batch++) {
-        const { rowCount } = await this.#pool.query({ ...this.#sql.sweep, values: [] });
-        if ((rowCount ?? 0) < SWEEP_BATCH) break;
+        const [row] = await this.#query<{ swept: number }>(this.#sql.sweep, []);
+        if ((row?.swept ?? 0) < SWEEP_BATCH) break;
       }
       await this.log.sweep();
-      await this.#calibrate(this.#pool);
+      await this.#calibrate((sql) => this.#query(sql, []));
     } catch {
       // The server is away; the rows are still there next time.
     }
   }
 
   #query<R extends QueryResultRow>(sql: Statement, values: unknown[]): Promise<R[]> {
-    return rowsOf<R>(this.#pool, sql, values);
+    return this.#connections.rows<R>(sql, values);
   }
 
   /** Runs a counted write: true when it wrote; a refusal past the deadline is StoreUnavailableError. */

@@ -15,7 +15,7 @@
  * refuses payloads of 8,000 bytes or more; the kit's signals are a word).
  */
 import { createHash } from 'node:crypto';
-import type { ClientConfig, Pool } from 'pg';
+import type { ClientConfig } from 'pg';
 import {
   framesAfter,
   frameBytes,
@@ -26,8 +26,9 @@ import {
   type LogPosition,
   type LogRead,
 } from './event-log.js';
+import type { PostgresConnections } from './postgres-connections.js';
 import { PostgresListener } from './postgres-listener.js';
-import { rowsOf, SERVER_NOW_MS, statement } from './postgres-sql.js';
+import { SERVER_NOW_MS, statement } from './postgres-sql.js';
 
 /** What an append notifies; a signal notifies SIGNAL_PREFIX and its text. */
 const APPEND_PAYLOAD = 'a';
@@ -91,13 +92,13 @@ export interface PostgresLogOptions {
 }
 
 export class PostgresLog implements LogBackend {
-  readonly #pool: Pool;
+  readonly #connections: PostgresConnections;
   readonly #sql: ReturnType<typeof statementsFor>;
   readonly #listener: PostgresListener;
 
   /** `schema` is the quoted schema name the tables are in. */
-  constructor(pool: Pool, schema: string, { label, timeoutMs, listenerConfig }: PostgresLogOptions) {
-    this.#pool = pool;
+  constructor(connections: PostgresConnections, schema: string, { label, timeoutMs, listenerConfig }: PostgresLogOptions) {
+    this.#connections = connections;
     this.#sql = statementsFor(schema);
     this.#listener = new PostgresListener({ label, timeoutMs, config: listenerConfig });
   }
@@ -107,7 +108,7 @@ export class PostgresLog implements LogBackend {
     // A batch over the run's bounds by itself keeps only its newest frames, and none of the run's older ones.
     const start = keptFrom(frames, limits);
     const kept = frames.slice(start);
-    await rowsOf(this.#pool, this.#sql.append, [
+    await this.#connections.rows(this.#sql.append, [
       key,
       frames[0]!.runId,
       kept.map((f) => f.seq),
@@ -125,13 +126,13 @@ export class PostgresLog implements LogBackend {
 
   async read(key: string, after?: LogPosition): Promise<LogRead> {
     const rows = after
-      ? await rowsOf<FrameRow>(this.#pool, this.#sql.readAfter, [key, after.runId, after.seq])
-      : await rowsOf<FrameRow>(this.#pool, this.#sql.readAll, [key]);
+      ? await this.#connections.rows<FrameRow>(this.#sql.readAfter, [key, after.runId, after.seq])
+      : await this.#connections.rows<FrameRow>(this.#sql.readAll, [key]);
     return framesAfter(runsOf(rows), after);
   }
 
   async last(key: string): Promise<LogFrame | undefined> {
-    const [row] = await rowsOf<FrameRow>(this.#pool, this.#sql.readLast, [key]);
+    const [row] = await this.#connections.rows<FrameRow>(this.#sql.readLast, [key]);
     return row && row.seq !== null ? frameOf(row) : undefined;
   }
 
@@ -142,18 +143,18 @@ export class PostgresLog implements LogBackend {
   }
 
   async signal(key: string, signal: string): Promise<void> {
-    await rowsOf(this.#pool, this.#sql.notify, [channelOf(key), `${SIGNAL_PREFIX}${signal}`]);
+    await this.#connections.rows(this.#sql.notify, [channelOf(key), `${SIGNAL_PREFIX}${signal}`]);
   }
 
   /** Deletes expired sessions with their runs and frames; the backend's periodic sweep calls it. */
   async sweep(): Promise<void> {
     for (let batch = 0; batch < 20; batch++) {
-      const [row] = await rowsOf<{ swept: number }>(this.#pool, this.#sql.sweep, []);
+      const [row] = await this.#connections.rows<{ swept: number }>(this.#sql.sweep, []);
       if ((row?.swept ?? 0) < SWEEP_BATCH) return;
     }
   }
 
-  /** Stops watching; the pool is the backend's, which closes it. */
+  /** Stops watching; the connections are the backend's, which closes them. */
   close(): Promise<void> {
     return this.#listener.close();
   }

@@ -14,7 +14,7 @@
  * Keys are `COLLATE "C"`: byte order, so a key prefix is one range of the primary key (the paged sweeps'
  * scans) whatever the database's collation.
  */
-import type { PoolClient } from 'pg';
+import type { Client } from 'pg';
 import { StoreError } from './store-errors.js';
 
 export const SCHEMA_VERSION = 1;
@@ -151,7 +151,7 @@ $fn$`;
 const MIGRATIONS: ReadonlyArray<(schema: string) => string[]> = [version1];
 
 /** The version a schema's row says, or undefined when the schema or its meta table is not there yet. */
-export async function schemaVersion(client: Pick<PoolClient, 'query'>, quoted: string): Promise<number | undefined> {
+export async function schemaVersion(client: Pick<Client, 'query'>, quoted: string): Promise<number | undefined> {
   try {
     const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${quoted}.meta WHERE name = 'schema_version'`);
     return rows[0] === undefined ? undefined : Number(rows[0].value);
@@ -167,7 +167,7 @@ export async function schemaVersion(client: Pick<PoolClient, 'query'>, quoted: s
  * Brings the namespace's schema to SCHEMA_VERSION. Cheap when it is there already (one read); otherwise one
  * transaction under the schema's advisory lock, which a concurrent opener waits for and then finds done.
  */
-export async function migrate(client: PoolClient, namespace: string): Promise<void> {
+export async function migrate(client: Client, namespace: string): Promise<void> {
   const { name, quoted } = schemaOf(namespace);
   const found = await schemaVersion(client, quoted);
   if (found === SCHEMA_VERSION) return;

@@ -3,7 +3,6 @@
  * as SQL, and statements sent by name, so each connection parses a statement once rather than per call.
  */
 import { createHash } from 'node:crypto';
-import type { Pool, QueryResultRow } from 'pg';
 
 /** Epoch ms on the server's clock, now (not at the transaction's start), as SQL. */
 export const SERVER_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)';
@@ -18,8 +17,3 @@ export const statement = (text: string): Statement => ({
   name: `auk_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`,
   text,
 });
-
-/** The rows of one statement on a pooled connection: one round trip once the connection has it prepared. */
-export async function rowsOf<R extends QueryResultRow>(pool: Pool, sql: Statement, values: unknown[]): Promise<R[]> {
-  return (await pool.query<R>({ name: sql.name, text: sql.text, values })).rows;
-}

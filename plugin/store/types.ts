@@ -141,10 +141,11 @@ export interface StoreOptions {
    */
   sqliteSynchronous?: 'normal' | 'full';
   /**
-   * PostgreSQL only: connections the store keeps open at most, besides one for LISTEN once something is
-   * watched. Each store operation holds one for a single statement, so a few serve many requests; size it
-   * so that instances × (pool size + 1) stays under the server's `max_connections` (100 by default, 97 for
-   * ordinary users): the default lets ten instances share a default server. @default 8
+   * PostgreSQL only: connections the store opens at most (as load needs them), besides one for LISTEN once
+   * something is watched. Each carries many statements at once (pipelined), so a few serve many requests;
+   * more let the server use more cores. Size it so that instances × (pool size + 1) stays under the server's
+   * `max_connections` (100 by default, 97 for ordinary users): the default lets ten instances share a
+   * default server. @default 8
    */
   postgresPoolSize?: number;
   /**

@@ -52,6 +52,32 @@ describe('postgres backend specifics', () => {
     }
   });
 
+  it('opens pipelined connections as load needs them, never more than postgresPoolSize', async () => {
+    const client = await observer();
+    const pids = async () =>
+      (
+        await client.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE application_name = 'ask-user-kit' AND pid <> pg_backend_pid()`,
+        )
+      ).rows.map((r) => r.pid);
+    const earlier = new Set(await pids());
+    const mine = async () => (await pids()).filter((pid) => !earlier.has(pid));
+    const store = await openStore(postgres.url, { namespace: 'sized', postgresPoolSize: 3 });
+    try {
+      for (let i = 0; i < 20; i++) await store.putState('one', i);
+      assert.equal((await mine()).length, 1, 'one request at a time needs one connection');
+      const results = await Promise.all(Array.from({ length: 300 }, (_, i) => store.putState(`many:${i}`, i)));
+      assert.ok(results.every(Boolean));
+      const opened = (await mine()).length;
+      assert.ok(opened >= 2 && opened <= 3, `${opened} connections for 300 concurrent writes, at most 3`);
+      assert.equal((await store.listState('many:', { limit: 1000 })).entries.length, 300);
+    } finally {
+      await store.close();
+      await until('the connections are closed', async () => (await mine()).length === 0);
+      await client.end();
+    }
+  });
+
   it('creates its tables in a schema named after the namespace, with a version row, once for many openers', async () => {
     // Five instances start together on a fresh namespace: one migrates, the others wait for it and find it done.
     const stores = await Promise.all(Array.from({ length: 5 }, () => openStore(postgres.url, { namespace: 'Fresh-App.1' })));

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Pool } from 'pg';
+import { Client } from 'pg';
 import { createKeyedStore } from '../../../plugin/store/keyed-store.js';
 import { createMemoryBackend } from '../../../plugin/store/memory-backend.js';
 import { openPostgresBackend } from '../../../plugin/store/postgres-backend.js';
@@ -186,19 +186,19 @@ describe('store round trips: postgres statements', () => {
       await openPostgresBackend({ url: postgres.url, label: 'postgres (test)' }, { timeoutMs: 1500, namespace: 'rt_statements' }),
     );
     const store = createKeyedStore(wrapped);
-    const query = Pool.prototype.query;
+    const query = Client.prototype.query;
     let statements = 0;
-    Pool.prototype.query = function (this: Pool, ...args: Parameters<Pool['query']>) {
+    Client.prototype.query = function (this: Client, ...args: Parameters<Client['query']>) {
       statements += 1;
       return query.apply(this, args);
-    } as Pool['query'];
+    } as Client['query'];
     try {
       take();
       await question(store, 'q-statements');
       assert.equal(statements, take().total, 'one statement per backend call');
       assert.equal(statements, QUESTION_CALLS.read + QUESTION_CALLS.swap);
     } finally {
-      Pool.prototype.query = query;
+      Client.prototype.query = query;
       await store.close();
     }
   });
