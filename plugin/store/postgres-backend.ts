@@ -20,11 +20,10 @@
  */
 import type { ClientConfig, QueryResultRow } from 'pg';
 import { stateHead, type Backend, type ScanPage, type SwapRequest } from './backend.js';
-import { PostgresLog } from './postgres-log.js';
 import { DEFAULT_POSTGRES_POOL_SIZE } from './keyed-store.js';
-import { PostgresConnections } from './postgres-connections.js';
-import { migrate, schemaOf } from './postgres-schema.js';
-import { SERVER_NOW_MS, statement, type Statement } from './postgres-sql.js';
+import { PostgresConnections, statement, type Statement } from './postgres-connections.js';
+import { PostgresLog } from './postgres-log.js';
+import { migrate, schemaOf, SERVER_NOW_MS } from './postgres-schema.js';
 import { StoreError, withinBudget } from './store-errors.js';
 import { StoreUnavailableError } from './types.js';
 

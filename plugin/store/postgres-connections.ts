@@ -12,10 +12,24 @@
  * itself with the server. A statement that waits on a row lock holds up the ones behind it on its
  * connection only, and only for as long as the lock's holder runs, since no transaction spans statements.
  */
+import { createHash } from 'node:crypto';
 import { Client, type ClientConfig, type QueryResultRow } from 'pg';
-import type { Statement } from './postgres-sql.js';
 import { withinBudget } from './store-errors.js';
 import { StoreUnavailableError } from './types.js';
+
+/**
+ * One statement's text and the name it is prepared under: a connection parses a named statement once, not
+ * per call. pg needs one name per text, so the name is the text's hash.
+ */
+export interface Statement {
+  name: string;
+  text: string;
+}
+
+export const statement = (text: string): Statement => ({
+  name: `auk_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`,
+  text,
+});
 
 export interface PostgresConnectionsOptions {
   /** For error messages, without credentials. */

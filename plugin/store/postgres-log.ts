@@ -26,9 +26,9 @@ import {
   type LogPosition,
   type LogRead,
 } from './event-log.js';
-import type { PostgresConnections } from './postgres-connections.js';
+import { statement, type PostgresConnections } from './postgres-connections.js';
 import { PostgresListener } from './postgres-listener.js';
-import { SERVER_NOW_MS, statement } from './postgres-sql.js';
+import { SERVER_NOW_MS } from './postgres-schema.js';
 
 /** What an append notifies; a signal notifies SIGNAL_PREFIX and its text. */
 const APPEND_PAYLOAD = 'a';

@@ -19,6 +19,12 @@ import { StoreError } from './store-errors.js';
 
 export const SCHEMA_VERSION = 1;
 
+/**
+ * Epoch ms on the server's clock, as SQL: now, not at the transaction's start. Expiry and write deadlines
+ * are judged on it, so every instance judges them alike whatever its own clock.
+ */
+export const SERVER_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)';
+
 /** First key of the kit's advisory locks ('ASKU'); the second is a hash of the schema name. */
 const LOCK_CLASS = 0x41534b55;
 /** PostgreSQL keeps identifiers to 63 bytes; namespaces are ASCII, so characters are bytes. */
@@ -74,7 +80,7 @@ function logAppendFunction(s: string): string {
   p_window bigint, p_max_frames integer, p_max_bytes bigint, p_max_runs integer, p_channel text)
 RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
-  v_now bigint := floor(extract(epoch FROM clock_timestamp()) * 1000);
+  v_now bigint := floor(${SERVER_NOW_MS});
   v_expires bigint;
   v_started integer;
   v_frames integer;
