@@ -22,11 +22,13 @@ if [ "$quick" = 1 ]; then
   SCALE_ARGS=(--sizes 1000,20000 --lookups 10000)
   FOLLOW_ARGS=(--quick)
   APPROVAL_ARGS=(--quick)
+  NOTIFY_ARGS=(--quick)
 else
   ROUTE_ARGS=()
   SCALE_ARGS=()
   FOLLOW_ARGS=()
   APPROVAL_ARGS=()
+  NOTIFY_ARGS=()
 fi
 
 # Steps in process groups of their own, ended with everything they started on a signal (bench/lib/steps.sh).
@@ -68,6 +70,10 @@ step follow 420 node "$BUILD/bench/follow.js" "${FOLLOW_ARGS[@]}"
 # What an approval card costs beside a question (contract §12): store round trips per card on every backend,
 # approvals/s vs questions/s on memory. About 45 s; --quick (1 s slices, one round of them) about 15.
 step approval 120 node "$BUILD/bench/approval.js" "${APPROVAL_ARGS[@]}"
+# Notifications (contract §13): store calls of cards answered before notifyAfterMs and the timers they hold,
+# then 10,000 cards due at once delivered to a webhook receiver on loopback (memory, SQLite, Redis), and
+# where a delivery's time goes. About 2 minutes; --quick (2,000 cards) about 1.
+step notify 300 node "$BUILD/bench/notify.js" "${NOTIFY_ARGS[@]}"
 
 node "$BUILD/bench/summary.js" --failed "$(IFS=,; echo "${failed[*]-}")"
 [ ${#failed[@]} -eq 0 ]
