@@ -8,13 +8,19 @@ import {
   AskUserError,
   consoleAuditLogger,
   createAskUserKit,
+  crossSiteReason,
   openStore,
+  requestIdSchema,
   sessionIdSchema,
+  StoreUnavailableError,
   type AskUserKit,
   type AuditLogger,
+  type Notification,
+  type Notifier,
   type PendingStore,
   type RunHost,
   type RuntimeFactory,
+  type WebPushNotifierOptions,
 } from 'ask-user-kit/plugin';
 import { agentRuntime, type AgentLoop, type LoopTool } from 'ask-user-kit/plugin/loop';
 import type { AiSdkRuntime } from 'ask-user-kit/plugin/ai-sdk';
@@ -24,6 +30,7 @@ import { TraceBook } from './trace.js';
 import { demoToolsFor } from './tools.js';
 import { ownsSession } from './session-owners.js';
 import { closingsOf, recordClosings, sessionView } from './session-view.js';
+import { staticFile, widgetFile, WIDGET_SCRIPT, type StaticFile } from './static-files.js';
 
 export const DEMO_SERVERS = ['koa', 'express', 'hono'] as const;
 export type DemoServer = (typeof DEMO_SERVERS)[number];
@@ -68,6 +75,36 @@ export interface DemoAppOptions {
    * serve it at `GET /api/trace` to the session's owner. @default false
    */
   trace?: boolean;
+  /** Reaching a user who is away (§13): notifiers besides Web Push, e.g. the Standard Webhooks one. @default none */
+  notifiers?: readonly Notifier[];
+  /** How long an open card waits before the notifiers run. @default the kit's 30000 */
+  notifyAfterMs?: number;
+  /**
+   * Web Push (§13): the kit's push routes, and a push for each waiting card of a subscribed session. A click
+   * on it opens the page at the card (`/?session=…&card=…`) unless the card has an answer link. @default off
+   */
+  webPush?: Omit<WebPushNotifierOptions, 'urlOf'>;
+  /**
+   * One-card answer links (§13) on `publicUrl`: the link's page loads the widget's standalone bundle from
+   * `widgetDir`, served at `/widget/`, and the page's "answer elsewhere" action makes one. @default off
+   */
+  answerLinks?: { publicUrl: string };
+  /** The directory of the widget's standalone bundle (the package's dist/widget), served at `/widget/`. */
+  widgetDir?: string;
+}
+
+/** Where a push's click opens the page when the card has no answer link: the session, at the card. */
+export const pageUrlOf = (n: Pick<Notification, 'sessionId' | 'requestId'>) =>
+  `/?session=${encodeURIComponent(n.sessionId)}&card=${encodeURIComponent(n.requestId)}`;
+
+/** What a demo route needs of a request: the cross-site rule's headers, and its JSON body. */
+export interface DemoRequest {
+  origin: string | undefined;
+  fetchSite: string | undefined;
+  /** `protocol://host` as the client addressed the server. */
+  ownOrigin: string;
+  /** The body within the contract's limits (the framework adapter's reader); throws an AskUserError. */
+  readJson(): Promise<unknown>;
 }
 
 export const DEMO_SYSTEM_PROMPT =
@@ -94,6 +131,12 @@ export interface DemoCore<Ctx> {
   /** `GET /api/session` and `GET /api/trace`. */
   view(path: '/api/session' | '/api/trace', sessionId: unknown, token: string): Promise<DemoReply>;
   health(): DemoReply;
+  /** `GET /api/features`: which of §13's page actions this server offers. */
+  features(): DemoReply;
+  /** `POST /api/answer-link` `{ sessionId, requestId }`: a new answer link to the session's waiting card, for its owner. */
+  answerLink(req: DemoRequest, token: () => string): Promise<DemoReply>;
+  /** The built page's file, or a file of the widget's standalone bundle at `/widget/`, for a GET of `path`. */
+  file(method: string, path: string): Promise<StaticFile | undefined>;
   close(): Promise<void>;
 }
 
@@ -117,12 +160,25 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
   const audit = options.audit ?? consoleAuditLogger();
   const logger = recordClosings(store, trace ? trace.auditLogger(audit) : audit);
   const owns = (token: string, sessionId: string) => ownsSession(store, token, sessionId);
+  if (options.answerLinks && !options.widgetDir) throw new TypeError('answerLinks needs widgetDir: the link page loads the widget from it');
   const kitOptions = {
     store,
     logger,
     authorize: (ctx: Ctx, sessionId: string) => owns(tokenOf(ctx), sessionId),
     ...(ttlMs ? { ttlMs } : {}),
     ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
+    ...(options.notifiers ? { notifiers: options.notifiers } : {}),
+    ...(options.notifyAfterMs !== undefined ? { notifyAfterMs: options.notifyAfterMs } : {}),
+    ...(options.webPush ? { webPush: { ...options.webPush, urlOf: pageUrlOf } } : {}),
+    ...(options.answerLinks
+      ? {
+          answerLinks: {
+            publicUrl: options.answerLinks.publicUrl,
+            widgetScript: WIDGET_SCRIPT,
+            locale: locale === 'zh' ? ('zh-CN' as const) : ('en' as const),
+          },
+        }
+      : {}),
   };
   // In-process: the run's state lives in this process only, so after a restart the card cannot resume.
   const stateStore = hostMode === 'in-process' ? await openStore('memory') : undefined;
@@ -175,6 +231,35 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
       return { status: 200, body: { sessionId: sessionId.data, lines: trace.get(sessionId.data) } };
     },
     health: () => ({ status: 200, body: { ok: true, store: store.kind, model, hostMode, trace: trace !== undefined, server, runtime } }),
+    features: () => ({ status: 200, body: { answerLinks: options.answerLinks !== undefined, webPush: options.webPush !== undefined } }),
+    async answerLink(req, token) {
+      try {
+        if (!options.answerLinks) throw new AskUserError('not_found', 'Answer links are off; start the demo with ASK_USER_ANSWER_LINKS=1.');
+        const crossSite = crossSiteReason(req.origin, req.fetchSite, req.ownOrigin);
+        if (crossSite) throw new AskUserError('forbidden', `Cross-site request: ${crossSite}.`);
+        const raw = (await req.readJson()) as { sessionId?: unknown; requestId?: unknown } | undefined;
+        const sessionId = sessionIdSchema.safeParse(raw?.sessionId);
+        if (!sessionId.success) throw invalid('sessionId: required', 'sessionId');
+        const requestId = requestIdSchema.safeParse(raw?.requestId);
+        if (!requestId.success) throw invalid('requestId: required', 'requestId');
+        if (!(await owns(token(), sessionId.data))) throw forbidden();
+        const open = await store.currentOf(sessionId.data);
+        if (!open || open.requestId !== requestId.data || open.status !== 'pending' || open.expiresAt <= Date.now()) {
+          throw new AskUserError('not_found', 'This session has no waiting card with that requestId.');
+        }
+        // The link is a capability: it goes to the owner in this answer, and to no log.
+        return { status: 200, body: { requestId: requestId.data, url: await kit.answerLink(requestId.data) } };
+      } catch (err) {
+        if (err instanceof AskUserError) return reply(err);
+        if (err instanceof StoreUnavailableError)
+          return reply(new AskUserError('store_unavailable', 'The store is unavailable; try again.'));
+        throw err;
+      }
+    },
+    async file(method, path) {
+      if (options.widgetDir && path.startsWith('/widget/')) return widgetFile(options.widgetDir, method, path);
+      return options.staticDir ? staticFile(options.staticDir, method, path) : undefined;
+    },
     async close() {
       await kit.close();
       await stateStore?.close();

@@ -3,15 +3,17 @@
  * OPENAI_BASE_URL it starts the embedded scripted assistant on another loopback port and talks to it
  * through the same `openai` SDK path a real endpoint would take.
  */
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import OpenAI from 'openai';
-import { openStore, parseStoreUrl } from 'ask-user-kit/plugin';
+import { openStore, parseStoreUrl, webhookNotifier } from 'ask-user-kit/plugin';
 import { maskedLogger } from 'ask-user-kit/plugin/loop';
-import { readDemoConfig } from './config.js';
+import { listeningOrigin, readDemoConfig } from './config.js';
+import { standaloneWidgetDir } from './static-files.js';
 import { createDemoApp } from './app.js';
 import { demoToolsFor } from './tools.js';
 import { startMeetingServer } from './mcp/meeting-server.js';
@@ -50,6 +52,27 @@ async function main() {
     reserved: demoTools.map((tool) => tool.name),
   });
 
+  const widgetDir = standaloneWidgetDir();
+  if (config.answerLinks && !existsSync(join(widgetDir, 'ask-user-kit.standalone.js'))) {
+    throw new Error(
+      'ASK_USER_ANSWER_LINKS=1: the link page loads the widget\'s standalone bundle (dist/widget/ask-user-kit.standalone.js), which is not built; run "npx vite build" (npm run demo does)',
+    );
+  }
+
+  // Listening first: answer links are built on http://HOST:PORT when ASK_USER_PUBLIC_URL is unset, and PORT=0
+  // is known only now. Nothing is answered until the app is ready, and the ready line comes after.
+  let listener: RequestListener = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const server = createServer((req, res) => listener(req, res)).listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const publicUrl = config.answerLinks ? (config.answerLinks.publicUrl ?? listeningOrigin(config.host, port)) : undefined;
+
   const demo = await createDemoApp({
     // Read at each turn: the MCP servers' lists change (notifications/tools/list_changed).
     tools: () => [...demoTools, ...mcp.tools],
@@ -66,17 +89,21 @@ async function main() {
     runtime: config.runtime,
     aiSdkApi: config.aiSdkApi,
     staticDir: fileURLToPath(new URL('./dist/', import.meta.url)),
+    widgetDir,
+    // §13: the webhook when configured, Web Push always (the page's switch subscribes), answer links when asked for.
+    notifiers: config.webhook ? [webhookNotifier(config.webhook)] : [],
+    notifyAfterMs: config.notifyAfterMs,
+    webPush: { vapid: config.vapid, allowPrivateEndpoints: config.pushAllowPrivate },
+    ...(publicUrl ? { answerLinks: { publicUrl } } : {}),
   });
+  listener = demo.listener;
 
-  const server = createServer(demo.listener).listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
   const label = target.kind === 'redis' ? target.label : config.storeUrl;
   console.log(
     `model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; server: ${config.server}; runtime: ${config.runtime}${config.runtime === 'ai-sdk' ? ` (${config.aiSdkApi})` : ''}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`,
+  );
+  console.log(
+    `notifications: after ${config.notifyAfterMs} ms; web push: on (VAPID keys ${config.vapid.publicKey ? 'from ASK_USER_VAPID_*' : 'kept in the store'}${config.pushAllowPrivate ? '; private endpoints allowed' : ''}); webhook: ${config.webhook ? 'on' : 'off'}; answer links: ${publicUrl ? `on at ${publicUrl}` : 'off'}`,
   );
   console.log(`ask-user-kit demo listening on http://${config.host}:${port}`);
 

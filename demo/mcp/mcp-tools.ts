@@ -8,11 +8,15 @@
  * offer now. A LoopTool handed out earlier reads its description and schema from the latest list, and a
  * tool the server dropped answers the model that it is gone. A runtime that reads its tools once (the
  * agent loop's registry) learns of tools added later only when the host hands it `tools` again.
+ *
+ * Approval (contract §12) follows the tool's annotations through `mcpApprovalPolicy`: a tool that says
+ * `destructiveHint: true` runs only once the user approved the call on the card, and one that says
+ * `idempotentHint: true` may run again after a crash. Read from the latest list, as the description is.
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { LoopTool } from 'ask-user-kit/plugin/loop';
-import { toolOutputOf, type McpElicitation } from 'ask-user-kit/plugin/mcp';
+import { mcpApprovalPolicy, toolOutputOf, type McpElicitation } from 'ask-user-kit/plugin/mcp';
 import { McpServerTools } from './mcp-server-tools.js';
 import { exposedToolNames } from './tool-names.js';
 
@@ -72,6 +76,10 @@ export class McpLoopTools implements McpTools {
     const known = this.#views.get(name);
     if (known) return known;
     const current = () => this.#bound.get(name);
+    const policy = () => {
+      const tool = current()?.tool;
+      return tool ? mcpApprovalPolicy(tool) : {};
+    };
     const view: LoopTool = {
       name,
       get description() {
@@ -80,6 +88,12 @@ export class McpLoopTools implements McpTools {
       },
       get parameters() {
         return (current()?.tool.inputSchema ?? { type: 'object', properties: {} }) as Record<string, unknown>;
+      },
+      get needsApproval() {
+        return policy().needsApproval;
+      },
+      get idempotent() {
+        return policy().idempotent;
       },
       run: async (args, ctx) => {
         const bound = current();

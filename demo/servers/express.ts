@@ -1,9 +1,8 @@
 /** The demo on Express 5: the kit's routes through `expressRoutes`, its chat through `expressChat`. */
 import express, { type Request } from 'express';
-import { expressChat, expressRoutes } from 'ask-user-kit/plugin/express';
+import { expressChat, expressRoutes, readExpressJson } from 'ask-user-kit/plugin/express';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
-import { staticFile } from '../static-files.js';
 import { traceStreamOf } from '../trace.js';
 import type { DemoApp } from './demo-app.js';
 
@@ -19,7 +18,7 @@ const tokenOf = requestToken<Request>(
 
 export async function expressDemo(options: DemoAppOptions): Promise<DemoApp> {
   const core = await createDemoCore<Request>(options, tokenOf);
-  const { kit, trace, staticDir } = core;
+  const { kit, trace } = core;
   const app = express();
   app.disable('x-powered-by');
   if (trace) {
@@ -38,14 +37,25 @@ export async function expressDemo(options: DemoAppOptions): Promise<DemoApp> {
     });
   }
   app.get('/api/health', (_req, res) => void res.json(core.health().body));
+  app.get('/api/features', (_req, res) => void res.set('Cache-Control', 'no-store').json(core.features().body));
+  app.post('/api/answer-link', async (req, res) => {
+    const link = await core.answerLink(
+      {
+        origin: req.get('origin'),
+        fetchSite: req.get('sec-fetch-site'),
+        ownOrigin: `${req.protocol}://${req.get('host') ?? ''}`,
+        readJson: () => readExpressJson(req, res),
+      },
+      () => tokenOf(req),
+    );
+    res.set('Cache-Control', 'no-store').status(link.status).json(link.body);
+  });
   app.use(expressRoutes(kit));
-  if (staticDir) {
-    app.use(async (req, res, next) => {
-      const file = await staticFile(staticDir, req.method, req.path);
-      if (!file) return next();
-      res.status(file.status).set(file.headers).send(file.body);
-    });
-  }
+  app.use(async (req, res, next) => {
+    const file = await core.file(req.method, req.path);
+    if (!file) return next();
+    res.status(file.status).set(file.headers).send(file.body);
+  });
   app.use((err: unknown, _req: Request, res: express.Response, _next: express.NextFunction) => {
     console.error('[demo]', err);
     if (!res.headersSent) res.status(500).json({ error: { code: 'internal_error', message: 'The server failed; see its log.' } });

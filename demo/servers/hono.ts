@@ -6,9 +6,9 @@ import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { honoChat, honoRoutes } from 'ask-user-kit/plugin/hono';
+import { readRequestJson } from 'ask-user-kit/plugin/fetch';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
-import { staticFile } from '../static-files.js';
 import { traceStreamOf } from '../trace.js';
 import type { DemoApp } from './demo-app.js';
 
@@ -30,7 +30,7 @@ const json = (c: Context, status: number, body: unknown, headers: Record<string,
 
 export async function honoDemo(options: DemoAppOptions): Promise<DemoApp> {
   const core = await createDemoCore<Context>(options, tokenOf);
-  const { kit, trace, staticDir } = core;
+  const { kit, trace } = core;
   const app = new Hono<Env>();
   app.onError((err, c) => {
     console.error('[demo]', err);
@@ -59,16 +59,27 @@ export async function honoDemo(options: DemoAppOptions): Promise<DemoApp> {
     });
   }
   app.get('/api/health', (c) => c.json(core.health().body as Record<string, unknown>));
+  app.get('/api/features', (c) => json(c, 200, core.features().body, { 'Cache-Control': 'no-store' }));
+  app.post('/api/answer-link', async (c) => {
+    const link = await core.answerLink(
+      {
+        origin: c.req.header('origin'),
+        fetchSite: c.req.header('sec-fetch-site'),
+        ownOrigin: new URL(c.req.url).origin,
+        readJson: () => readRequestJson(c.req.raw),
+      },
+      () => tokenOf(c),
+    );
+    return json(c, link.status, link.body, { 'Cache-Control': 'no-store' });
+  });
   app.use(honoRoutes(kit));
-  if (staticDir) {
-    app.use(async (c, next) => {
-      const file = await staticFile(staticDir, c.req.method, c.req.path);
-      if (!file) return next();
-      return new Response(typeof file.body === 'string' ? file.body : new Uint8Array(file.body), {
-        status: file.status,
-        headers: file.headers,
-      });
+  app.use(async (c, next) => {
+    const file = await core.file(c.req.method, c.req.path);
+    if (!file) return next();
+    return new Response(typeof file.body === 'string' ? file.body : new Uint8Array(file.body), {
+      status: file.status,
+      headers: file.headers,
     });
-  }
+  });
   return { server: 'hono', listener: getRequestListener(app.fetch), kit, loop: core.loop, trace, close: core.close };
 }

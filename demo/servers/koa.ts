@@ -1,9 +1,8 @@
 /** The demo on Koa: the kit's routes through `koaRoutes`, its chat through `koaChat`. */
 import Koa, { type ParameterizedContext } from 'koa';
-import { koaChat, koaRoutes } from 'ask-user-kit/plugin/koa';
+import { koaChat, koaRoutes, readJsonBody } from 'ask-user-kit/plugin/koa';
 import { createDemoCore, type DemoAppOptions } from '../demo-core.js';
 import { OWNER_COOKIE, ownerCookieOptions, requestToken } from '../session-owners.js';
-import { staticFile } from '../static-files.js';
 import { traceStreamOf } from '../trace.js';
 import type { DemoApp } from './demo-app.js';
 
@@ -17,7 +16,7 @@ const tokenOf = requestToken<ParameterizedContext>(
 
 export async function koaDemo(options: DemoAppOptions): Promise<DemoApp> {
   const core = await createDemoCore<ParameterizedContext>(options, tokenOf);
-  const { kit, trace, staticDir } = core;
+  const { kit, trace } = core;
   const app = new Koa();
   app.on('error', (err) => console.error('[demo]', err));
   if (trace) {
@@ -42,17 +41,35 @@ export async function koaDemo(options: DemoAppOptions): Promise<DemoApp> {
       ctx.body = core.health().body;
       return;
     }
+    if (ctx.method === 'GET' && ctx.path === '/api/features') {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = core.features().body;
+      return;
+    }
+    if (ctx.method === 'POST' && ctx.path === '/api/answer-link') {
+      const link = await core.answerLink(
+        {
+          origin: ctx.get('origin') || undefined,
+          fetchSite: ctx.get('sec-fetch-site') || undefined,
+          ownOrigin: `${ctx.protocol}://${ctx.host}`,
+          readJson: () => readJsonBody(ctx),
+        },
+        () => tokenOf(ctx),
+      );
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = link.status;
+      ctx.body = link.body;
+      return;
+    }
     await next();
   });
   app.use(koaRoutes(kit));
-  if (staticDir) {
-    app.use(async (ctx, next) => {
-      const file = await staticFile(staticDir, ctx.method, ctx.path);
-      if (!file) return next();
-      ctx.status = file.status;
-      ctx.set(file.headers);
-      ctx.body = file.body;
-    });
-  }
+  app.use(async (ctx, next) => {
+    const file = await core.file(ctx.method, ctx.path);
+    if (!file) return next();
+    ctx.status = file.status;
+    ctx.set(file.headers);
+    ctx.body = file.body;
+  });
   return { server: 'koa', listener: app.callback(), kit, loop: core.loop, trace, close: core.close };
 }

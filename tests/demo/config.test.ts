@@ -1,7 +1,8 @@
 /** The demo's environment (docs/protocol.md §7): defaults, and a clear error for a wrong value. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readDemoConfig } from '../../demo/config.js';
+import webpush from 'web-push';
+import { listeningOrigin, readDemoConfig } from '../../demo/config.js';
 
 test('defaults match the contract', () => {
   const c = readDemoConfig({});
@@ -55,4 +56,114 @@ test('ASK_USER_RUNTIME picks the runtime, and ASK_USER_MCP_URL lists http(s) MCP
     'https://mcp.example/x',
   ]);
   assert.throws(() => readDemoConfig({ ASK_USER_MCP_URL: 'file:///etc/passwd' }), /ASK_USER_MCP_URL must list http\(s\) URLs/);
+});
+
+test('§13 variables: defaults — notifiers after 30 s, no webhook, answer links off, VAPID keys from the store, private push endpoints refused', () => {
+  const c = readDemoConfig({});
+  assert.equal(c.notifyAfterMs, 30_000);
+  assert.equal(c.webhook, undefined);
+  assert.equal(c.answerLinks, undefined);
+  assert.deepEqual(c.vapid, {});
+  assert.equal(c.pushAllowPrivate, false);
+});
+
+test('ASK_USER_NOTIFY_AFTER_MS is an integer >= 0', () => {
+  assert.equal(readDemoConfig({ ASK_USER_NOTIFY_AFTER_MS: '0' }).notifyAfterMs, 0);
+  assert.equal(readDemoConfig({ ASK_USER_NOTIFY_AFTER_MS: '1500' }).notifyAfterMs, 1500);
+  for (const bad of ['-1', '1.5', 'soon'])
+    assert.throws(() => readDemoConfig({ ASK_USER_NOTIFY_AFTER_MS: bad }), { code: 'invalid_config', message: /ASK_USER_NOTIFY_AFTER_MS/ });
+});
+
+test('the webhook: URL and whsec_ secret together; either alone, a bad URL or a bad secret names its variable and quotes no secret', () => {
+  const secret = `whsec_${Buffer.from('a webhook secret of the receiver').toString('base64')}`;
+  const url = 'https://hooks.example.test/ask-user?key=receiver-key';
+  assert.deepEqual(readDemoConfig({ ASK_USER_WEBHOOK_URL: url, ASK_USER_WEBHOOK_SECRET: secret }).webhook, { url, secret });
+  assert.throws(() => readDemoConfig({ ASK_USER_WEBHOOK_URL: url }), { code: 'invalid_config', message: /ASK_USER_WEBHOOK_SECRET/ });
+  assert.throws(() => readDemoConfig({ ASK_USER_WEBHOOK_SECRET: secret }), {
+    code: 'invalid_config',
+    message: /ASK_USER_WEBHOOK_SECRET is set but ASK_USER_WEBHOOK_URL is not/,
+  });
+  const badUrl = (() => {
+    try {
+      readDemoConfig({ ASK_USER_WEBHOOK_URL: 'ftp://hooks.example.test/?key=receiver-key', ASK_USER_WEBHOOK_SECRET: secret });
+    } catch (err) {
+      return err as Error & { code: string };
+    }
+    return undefined;
+  })();
+  assert.equal(badUrl?.code, 'invalid_config');
+  assert.match(badUrl!.message, /ASK_USER_WEBHOOK_URL must be an absolute http\(s\) URL/);
+  assert.ok(!badUrl!.message.includes('receiver-key'), 'the URL (a key in its query) is quoted');
+  for (const bad of ['a webhook secret', 'whsec_not base64!', `whsec-${secret.slice(6)}`]) {
+    let message = '';
+    assert.throws(
+      () => readDemoConfig({ ASK_USER_WEBHOOK_URL: url, ASK_USER_WEBHOOK_SECRET: bad }),
+      (err: Error & { code?: string }) => ((message = err.message), err.code === 'invalid_config'),
+    );
+    assert.match(message, /ASK_USER_WEBHOOK_SECRET must be a whsec_ secret/);
+    assert.ok(!message.includes(bad), 'the secret is quoted');
+  }
+});
+
+test('answer links: ASK_USER_ANSWER_LINKS=1 on the listening origin, or on ASK_USER_PUBLIC_URL; the URL alone, or a bad one, is refused', () => {
+  assert.deepEqual(readDemoConfig({ ASK_USER_ANSWER_LINKS: '1' }).answerLinks, {});
+  assert.equal(readDemoConfig({ ASK_USER_ANSWER_LINKS: '0' }).answerLinks, undefined);
+  assert.deepEqual(readDemoConfig({ ASK_USER_ANSWER_LINKS: '1', ASK_USER_PUBLIC_URL: 'https://agent.example.test/chat' }).answerLinks, {
+    publicUrl: 'https://agent.example.test/chat',
+  });
+  assert.throws(() => readDemoConfig({ ASK_USER_ANSWER_LINKS: 'yes' }), { code: 'invalid_config', message: /ASK_USER_ANSWER_LINKS/ });
+  assert.throws(() => readDemoConfig({ ASK_USER_PUBLIC_URL: 'https://agent.example.test' }), {
+    code: 'invalid_config',
+    message: /ASK_USER_PUBLIC_URL applies with ASK_USER_ANSWER_LINKS=1 only/,
+  });
+  assert.throws(() => readDemoConfig({ ASK_USER_ANSWER_LINKS: '1', ASK_USER_PUBLIC_URL: 'agent.example.test' }), {
+    code: 'invalid_config',
+    message: /ASK_USER_PUBLIC_URL must be an absolute http\(s\) URL/,
+  });
+  assert.equal(listeningOrigin('127.0.0.1', 3000), 'http://127.0.0.1:3000');
+  assert.equal(listeningOrigin('::1', 8080), 'http://[::1]:8080');
+});
+
+test('Web Push keys: both or neither, a P-256 pair, a mailto: or https: subject; a wrong one names its variable and quotes no key', () => {
+  const { publicKey, privateKey } = webpush.generateVAPIDKeys();
+  const other = webpush.generateVAPIDKeys();
+  const env = {
+    ASK_USER_VAPID_PUBLIC_KEY: publicKey,
+    ASK_USER_VAPID_PRIVATE_KEY: privateKey,
+    ASK_USER_VAPID_SUBJECT: 'https://agent.example.test',
+  };
+  assert.deepEqual(readDemoConfig(env).vapid, { publicKey, privateKey, subject: 'https://agent.example.test' });
+  assert.deepEqual(readDemoConfig({ ASK_USER_VAPID_SUBJECT: 'mailto:ops@example.test' }).vapid, { subject: 'mailto:ops@example.test' });
+  assert.throws(() => readDemoConfig({ ASK_USER_VAPID_PUBLIC_KEY: publicKey }), {
+    code: 'invalid_config',
+    message: /ASK_USER_VAPID_PUBLIC_KEY is set but ASK_USER_VAPID_PRIVATE_KEY is not/,
+  });
+  assert.throws(() => readDemoConfig({ ASK_USER_VAPID_PRIVATE_KEY: privateKey }), {
+    code: 'invalid_config',
+    message: /ASK_USER_VAPID_PRIVATE_KEY is set but ASK_USER_VAPID_PUBLIC_KEY is not/,
+  });
+  for (const pair of [
+    { ASK_USER_VAPID_PUBLIC_KEY: publicKey, ASK_USER_VAPID_PRIVATE_KEY: other.privateKey },
+    { ASK_USER_VAPID_PUBLIC_KEY: publicKey, ASK_USER_VAPID_PRIVATE_KEY: 'short' },
+  ]) {
+    let message = '';
+    assert.throws(
+      () => readDemoConfig(pair),
+      (err: Error & { code?: string }) => ((message = err.message), err.code === 'invalid_config'),
+    );
+    assert.match(message, /ASK_USER_VAPID_PUBLIC_KEY and ASK_USER_VAPID_PRIVATE_KEY must be a P-256 key pair/);
+    assert.ok(!message.includes(pair.ASK_USER_VAPID_PRIVATE_KEY) && !message.includes(publicKey), 'a key is quoted');
+  }
+  assert.throws(() => readDemoConfig({ ASK_USER_VAPID_SUBJECT: 'http://agent.example.test' }), {
+    code: 'invalid_config',
+    message: /ASK_USER_VAPID_SUBJECT must be a mailto: or https: URI/,
+  });
+});
+
+test('ASK_USER_PUSH_ALLOW_PRIVATE=1 lets push endpoints on loopback and private addresses through', () => {
+  assert.equal(readDemoConfig({ ASK_USER_PUSH_ALLOW_PRIVATE: '1' }).pushAllowPrivate, true);
+  assert.throws(() => readDemoConfig({ ASK_USER_PUSH_ALLOW_PRIVATE: 'true' }), {
+    code: 'invalid_config',
+    message: /ASK_USER_PUSH_ALLOW_PRIVATE/,
+  });
 });
