@@ -6,6 +6,12 @@
  * reload the page picks up a run still in flight with `resumeChat`, else redraws the history and restores
  * the open card from `GET /api/interactions/pending` (an approval card, §12, as any other). A line under the
  * chat names the tools the user allowed for the rest of the session on an approval card.
+ *
+ * Reaching a user who is away (§13): the "notify me" switch subscribes this browser to Web Push for the
+ * session (notify.ts; the service worker is page/sw.ts), a notification's click brings the page to its card
+ * (`?card=<requestId>`, or a message from the worker to a tab already open), and with answer links on an
+ * open card offers "answer elsewhere" (answer-elsewhere.ts). A card answered elsewhere is noticed while it
+ * is shown: the page checks the pending card every few seconds and redraws once it was answered.
  */
 import 'ask-user-kit/widget';
 import {
@@ -22,6 +28,8 @@ import {
 } from 'ask-user-kit/widget';
 import { PAGE_STRINGS, type PageLang } from './i18n.js';
 import { historicReceipt, historyEntries, type SessionItem, type SessionView } from './history.js';
+import { CLICK_MESSAGE, keepOn, notifyWanted, pushSupported, turnOff, turnOn, type NotifyState } from './notify.js';
+import { answerElsewhere } from './answer-elsewhere.js';
 
 const SESSION_KEY = 'ask-user-demo.session';
 const LANG_KEY = 'ask-user-demo.lang';
@@ -43,6 +51,10 @@ localStorage.setItem(SESSION_KEY, sessionId);
 let lang: PageLang = localStorage.getItem(LANG_KEY) === 'en' ? 'en' : 'zh';
 const s = () => PAGE_STRINGS[lang];
 const cards = new Map<string, AskUserCard>();
+/** The "answer elsewhere" action of each card still open (§13), removed when the card closes. */
+const openActions = new Map<string, HTMLElement>();
+/** What the server offers of §13's page actions (`GET /api/features`). */
+let features = { answerLinks: false, webPush: false };
 
 function applyLang() {
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
@@ -50,6 +62,9 @@ function applyLang() {
     el.textContent = s()[el.dataset.i18n as keyof ReturnType<typeof s>];
   for (const el of document.querySelectorAll<HTMLTextAreaElement>('[data-i18n-placeholder]'))
     el.placeholder = s()[el.dataset.i18nPlaceholder as 'placeholder'];
+  for (const el of document.querySelectorAll('[data-i18n-label]'))
+    el.setAttribute('aria-label', s()[el.getAttribute('data-i18n-label') as keyof ReturnType<typeof s>]);
+  showNotifyState(notifyState);
   // The button names the other language in that language; `lang` lets a screen reader say it so.
   $('#lang').lang = lang === 'zh' ? 'en' : 'zh-CN';
   $('[data-testid="session-id"]').textContent = sessionId;
@@ -120,7 +135,47 @@ function addCard(request: object): AskUserCard {
   card.dataset.requestId = id;
   li.append(card);
   cards.set(id, card);
+  // A card that can still be answered may be answered elsewhere (a restored one may have expired or be unresumable).
+  const { status, resumable } = request as { status?: string; resumable?: boolean };
+  if (features.answerLinks && status !== 'expired' && resumable !== false) {
+    const action = answerElsewhere({ sessionId: () => sessionId, requestId: id, strings: s });
+    openActions.set(id, action);
+    li.append(action);
+  }
   return card;
+}
+
+/** The card closed (answered here or elsewhere, superseded, expired): its "answer elsewhere" goes. */
+function cardClosed(requestId: string | undefined) {
+  if (!requestId) return;
+  openActions.get(requestId)?.remove();
+  openActions.delete(requestId);
+}
+
+/** Brings the page to a card: scrolled into view and marked as the one a notification named. */
+function markCard(requestId: string): boolean {
+  const card = cards.get(requestId);
+  if (!card) return false;
+  for (const li of log.querySelectorAll('[aria-current]')) li.removeAttribute('aria-current');
+  const li = card.closest('li')!;
+  li.setAttribute('aria-current', 'true');
+  li.scrollIntoView({ block: 'center' });
+  return true;
+}
+
+/**
+ * A notification's click, told by the service worker to this tab: the card shown here is brought into view;
+ * else the page goes where the notification points (the session of the card, or the card's answer link).
+ */
+async function showNotifiedCard(requestId: string | undefined, url: string | undefined) {
+  if (requestId && markCard(requestId)) return;
+  const target = url ? new URL(url, location.origin) : undefined;
+  if (!target) return;
+  const session = target.origin === location.origin && target.pathname === '/' ? target.searchParams.get('session') : null;
+  if (session === null) return void location.assign(target.href);
+  if (session !== sessionId) useSession(session);
+  await restore();
+  if (requestId) markCard(requestId);
 }
 
 /**
@@ -159,6 +214,7 @@ async function drawStream(
           break;
         case 'interaction_resolved': {
           // Superseded or expired cards learn it here; an answered card keeps the receipt it already shows.
+          cardClosed(e.data.requestId);
           const card = cards.get(e.data.requestId);
           card?.markResolved(e.data);
           if (card && e.data.status === 'answered') continuing.add(card);
@@ -251,6 +307,7 @@ async function restore() {
   const { signal } = reading;
   log.replaceChildren();
   cards.clear();
+  openActions.clear();
   connectionChanged('connected');
   let res = await fetch(`/api/session?sessionId=${encodeURIComponent(sessionId)}`);
   if (res.status === 403) {
@@ -312,6 +369,7 @@ input.addEventListener('keydown', (ev) => {
 // The answered card says "continuing" until its continuation stream ends; then it says how.
 document.addEventListener('ask-user-continued', (ev) => {
   const { requestId, events } = (ev as AskUserContinuedEvent).detail;
+  cardClosed(requestId);
   const answered = cards.get(requestId);
   void drawStream(events, answered ? { answered } : {});
 });
@@ -320,6 +378,7 @@ document.addEventListener('ask-user-connection', (ev) => connectionChanged((ev a
 stopButton.addEventListener('click', () => void stop());
 // The run stays paused on a question nobody can answer any more; the header says so instead.
 document.addEventListener('ask-user-expired', (ev) => {
+  cardClosed((ev.target as HTMLElement).dataset.requestId);
   if (streaming === 0 && [...cards.values()].at(-1) === ev.target) runStatus.textContent = 'expired';
 });
 $('#lang').addEventListener('click', () => {
@@ -334,6 +393,8 @@ function useSession(id: string) {
   if (location.search) history.replaceState(null, '', location.pathname);
   provider.sessionId = sessionId;
   applyLang();
+  // The switch follows the page to the session it shows.
+  if (notifyState === 'on') void keepOn(sessionId).then(showNotifyState, notifyFailed);
 }
 $('#new-session').addEventListener('click', () => {
   useSession(newSessionId());
@@ -347,8 +408,85 @@ $('#trace-toggle').addEventListener('click', () => {
 $('#trace-refresh').addEventListener('click', () => void refreshTrace());
 $('#trace-deltas').addEventListener('change', () => void refreshTrace());
 
+// §13: the "notify me" switch (Web Push) — shown where the browser can subscribe, asking nothing until clicked.
+const notifyToggle = $<HTMLButtonElement>('#notify-toggle');
+const notifyStatus = $<HTMLElement>('[data-testid="notify-status"]');
+let notifyState: NotifyState = 'off';
+let notifyError = '';
+
+function showNotifyState(state: NotifyState) {
+  notifyState = state;
+  notifyToggle.setAttribute('aria-checked', String(state === 'on'));
+  notifyStatus.textContent = notifyError
+    ? `${s().notifyFailed}: ${notifyError}`
+    : state === 'on'
+      ? s().notifyOn
+      : state === 'denied'
+        ? s().notifyDenied
+        : '';
+}
+function notifyFailed(err: unknown) {
+  notifyError = (err as Error).message;
+  showNotifyState('off');
+}
+notifyToggle.addEventListener('click', () => {
+  notifyError = '';
+  notifyToggle.disabled = true;
+  (notifyState === 'on' ? turnOff(sessionId) : turnOn(sessionId))
+    .then(showNotifyState, notifyFailed)
+    .finally(() => (notifyToggle.disabled = false));
+});
+// The worker's word that a notification of a card was clicked (page/sw.ts).
+navigator.serviceWorker?.addEventListener('message', (ev: MessageEvent) => {
+  const data = ev.data as { type?: unknown; requestId?: unknown; url?: unknown } | null;
+  if (data?.type !== CLICK_MESSAGE) return;
+  const requestId = typeof data.requestId === 'string' ? data.requestId : undefined;
+  void showNotifiedCard(requestId, typeof data.url === 'string' ? data.url : undefined).catch((err) =>
+    item('error', `${s().error}: ${(err as Error).message}`),
+  );
+});
+navigator.serviceWorker?.startMessages();
+
+/**
+ * While a card waits and nothing streams, it may be answered elsewhere (an answer link): the pending card
+ * is read every few seconds while the page is visible, and the page redraws (picking up the run) once
+ * the card shown is no longer the one waiting.
+ */
+const WATCH_MS = 3000;
+let watching = false;
+async function watchOpenCard() {
+  if (watching || streaming > 0 || openActions.size === 0 || document.hidden) return;
+  watching = true;
+  const shown = sessionId;
+  try {
+    const pending = await fetchPending(shown);
+    if (shown !== sessionId || streaming > 0) return;
+    if (!pending || pending.status !== 'pending' || !openActions.has(pending.id)) await restore();
+  } catch {
+    // Unreachable for now: the next look tries again.
+  } finally {
+    watching = false;
+  }
+}
+
 provider.sessionId = sessionId;
 applyLang();
-restore()
+const cardAsked = new URLSearchParams(location.search).get('card');
+fetch('/api/features')
+  .then(async (res) => (res.ok ? (features = { ...features, ...((await res.json()) as typeof features) }) : features))
+  .catch(() => features)
+  .then(() => {
+    if (features.answerLinks) setInterval(() => void watchOpenCard(), WATCH_MS);
+    document.addEventListener('visibilitychange', () => void watchOpenCard());
+    if (features.webPush && pushSupported()) {
+      notifyToggle.hidden = false;
+      if (notifyWanted()) void keepOn(sessionId).then(showNotifyState, notifyFailed);
+    }
+    return restore();
+  })
+  .then(() => {
+    // Opened from a notification: the page at the card it named.
+    if (cardAsked) markCard(cardAsked);
+  })
   .catch((err) => item('error', `${s().error}: ${(err as Error).message}`))
   .finally(() => (document.body.dataset.ready = 'true'));
