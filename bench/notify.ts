@@ -35,9 +35,11 @@ import {
   type AskUserKit,
   type InteractionRecord,
   type Notifier,
+  type WebhookNotifierOptions,
 } from '../plugin/index.js';
 import { createKeyedStore, createMemoryBackend, type Backend, type PendingStore } from '../plugin/store/index.js';
 import { NotifyScheduler } from '../plugin/notify/notify-scheduler.js';
+import { postStatus } from '../plugin/notify/post-status.js';
 import { allowAnyCaller } from '../plugin/core/authorization.js';
 import { frameSink } from '../plugin/core/sse-format.js';
 import type { RouteRequest } from '../plugin/core/routes.js';
@@ -498,15 +500,15 @@ function timedStore(store: PendingStore, lines: Map<string, Timeline>): PendingS
   });
 }
 
-/** fetch with each tracked card's POST timed, by its webhook-id. */
-function timedFetch(lines: Map<string, Timeline>): typeof fetch {
-  return async (input, init) => {
-    const id = (init?.headers as Record<string, string> | undefined)?.['webhook-id'];
-    const line = id ? lines.get(id) : undefined;
+/** The notifier's own POST (node:http over a keep-alive agent) with each tracked card's POST timed, by its webhook-id. */
+function timedPost(lines: Map<string, Timeline>): NonNullable<WebhookNotifierOptions['post']> {
+  const agent = new Agent({ keepAlive: true });
+  return async (url, headers, body, signal) => {
+    const line = lines.get(headers['webhook-id'] ?? '');
     if (line) line.fetchStart = epochMs();
-    const res = await fetch(input, init);
+    const status = await postStatus(url, headers, body, { agent, signal });
     if (line) line.fetchEnd = epochMs();
-    return res;
+    return status;
   };
 }
 
@@ -590,7 +592,7 @@ async function burstRun(ctx: CycleContext, kind: BackendKind, receiver: Receiver
     firstError ??= err instanceof Error ? err.message : String(err);
   };
   const common = { store, authorize: allowAnyCaller, logger: discardingAudit(), heartbeatMs: 0, onError } as const;
-  const notifier = webhookNotifier({ url: receiver.url, secret: SECRET, fetch: timedFetch(lines) });
+  const notifier = webhookNotifier({ url: receiver.url, secret: SECRET, post: timedPost(lines) });
   // Warm-up: the same code, delivered at once, on a kit of its own sharing the store.
   const warm = createAskUserKit({ ...common, notifiers: [notifier], notifyAfterMs: 0 });
   await receiver.reset(WARM_CARDS);

@@ -7,7 +7,10 @@
  * 1 s, 5 s, 30 s and 2 min (5 attempts in all), never once the card has closed; a 2xx or any other 4xx
  * ends it.
  */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import { postStatus } from './post-status.js';
 import type { Notification, Notifier, NotifyContext } from './notifier.js';
 import { abortableSleep } from './abortable-sleep.js';
 
@@ -22,8 +25,12 @@ export interface WebhookNotifierOptions {
   retryDelaysMs?: readonly number[];
   /** Names it among the kit's notifiers. @default 'webhook' */
   name?: string;
-  /** For tests: the fetch and the wait between attempts. */
-  fetch?: typeof fetch;
+  /**
+   * How one POST is made, answered by its status (a bench times it). @default `node:http(s)` over one
+   * keep-alive agent per notifier
+   */
+  post?: (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<number>;
+  /** For tests: the wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -39,11 +46,11 @@ export function webhookNotifier(options: WebhookNotifierOptions): Notifier {
 
 class WebhookNotifier implements Notifier {
   readonly name: string;
-  readonly #url: string;
+  readonly #url: URL;
   readonly #webhook: Webhook;
   readonly #timeoutMs: number;
   readonly #delays: readonly number[];
-  readonly #fetch: typeof fetch;
+  readonly #post: NonNullable<WebhookNotifierOptions['post']>;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 
   constructor(options: WebhookNotifierOptions) {
@@ -54,11 +61,13 @@ class WebhookNotifier implements Notifier {
       throw new TypeError('webhookNotifier: secret must be a whsec_ secret (base64 after the prefix)');
     }
     this.name = options.name ?? 'webhook';
-    this.#url = url.href;
+    this.#url = url;
     this.#webhook = new Webhook(options.secret);
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-    this.#fetch = options.fetch ?? fetch;
+    // One keep-alive agent per notifier: a burst of deliveries reuses its connections.
+    const agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.#post = options.post ?? ((target, headers, body, signal) => postStatus(target, headers, body, { agent, signal }));
     this.#sleep = options.sleep ?? abortableSleep;
   }
 
@@ -87,15 +96,9 @@ class WebhookNotifier implements Notifier {
       'webhook-signature': this.#webhook.sign(id, at, body),
     };
     try {
-      const res = await this.#fetch(this.#url, {
-        method: 'POST',
-        headers,
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.any([closing, AbortSignal.timeout(this.#timeoutMs)]),
-      });
-      await res.body?.cancel().catch(() => undefined);
-      return retryable(res.status) ? 'retry' : 'done';
+      // Redirects are not followed: a 3xx ends it as any status that is not retryable does.
+      const status = await this.#post(this.#url, headers, body, AbortSignal.any([closing, AbortSignal.timeout(this.#timeoutMs)]));
+      return retryable(status) ? 'retry' : 'done';
     } catch {
       return 'retry';
     }

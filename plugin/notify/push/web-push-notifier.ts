@@ -13,7 +13,7 @@
  * is named in the error `notify` throws (by its status, never its endpoint), which the kit logs.
  */
 import { createHash } from 'node:crypto';
-import { request, type Agent, type AgentOptions } from 'node:https';
+import type { Agent, AgentOptions } from 'node:https';
 import webpush from 'web-push';
 import type { PendingStore } from '../../store/types.js';
 import type { Notification, Notifier, NotifyContext } from '../notifier.js';
@@ -26,6 +26,7 @@ import {
 } from './push-subscriptions.js';
 import { VapidKeys, type VapidDetails, type VapidOptions } from './vapid-keys.js';
 import { abortableSleep } from '../abortable-sleep.js';
+import { postStatus } from '../post-status.js';
 
 export interface WebPushNotifierOptions {
   /** The VAPID keys and contact; without keys they are generated once and kept in the store. @default {} */
@@ -230,7 +231,12 @@ export class WebPushNotifier implements Notifier {
     };
     let status: number;
     try {
-      status = await this.#post(url, headers, body, AbortSignal.any([closing, AbortSignal.timeout(this.#timeoutMs)]));
+      // Made on first use: a kit that never pushes opens nothing.
+      this.#agent ??= this.guard.agent(this.#agentOptions);
+      status = await postStatus(url, headers, body, {
+        agent: this.#agent,
+        signal: AbortSignal.any([closing, AbortSignal.timeout(this.#timeoutMs)]),
+      });
     } catch (err) {
       // A refusal at connect time is the guard's: the name now resolves to a refused address.
       if (err instanceof EndpointRefusedError && err.reason !== 'unresolved')
@@ -241,20 +247,5 @@ export class WebPushNotifier implements Notifier {
     if (gone(status)) return { kind: 'gone' };
     if (retryable(status)) return { kind: 'retry', why: `status ${status}` };
     return { kind: 'failed', why: `status ${status}` };
-  }
-
-  /** The response's status; its body is read and dropped. */
-  #post(url: URL, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<number> {
-    // Made on first use: a kit that never pushes opens nothing.
-    this.#agent ??= this.guard.agent(this.#agentOptions);
-    return new Promise((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers, agent: this.#agent, signal }, (res) => {
-        res.on('error', reject);
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.resume();
-      });
-      req.on('error', (err) => reject(signal.aborted ? (signal.reason ?? err) : err));
-      req.end(body);
-    });
   }
 }
