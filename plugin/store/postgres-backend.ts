@@ -33,7 +33,7 @@ const SWEEP_BATCH = 500;
 const MIN_SERVER_VERSION = 130_000;
 
 export interface PostgresBackendOptions {
-  /** The store's per-operation budget: connecting, waiting for a pooled connection, each statement. */
+  /** The store's per-operation budget: connecting, and each statement on the client and on the server. */
   timeoutMs: number;
   /** Names the schema the tables live in. @default 'ask_user' */
   namespace?: string;

@@ -33,7 +33,8 @@ export class PostgresListener {
   readonly #label: string;
   readonly #timeoutMs: number;
   readonly #config: ClientConfig;
-  readonly #channels = new Map<string, Set<ChannelHandler>>();
+  /** Each listened channel: its handlers, and its LISTEN (settled once the server has it). */
+  readonly #channels = new Map<string, { handlers: Set<ChannelHandler>; listening: Promise<void> }>();
   /** The connection, connected or on its way; undefined while there is none. */
   #client: Promise<Client> | undefined;
   /** The tail of the commands sent to the connection, each after the one before. */
@@ -55,27 +56,34 @@ export class PostgresListener {
   /** Resolves once notifications on `channel` reach `handler`; returns the function that stops them. */
   async listen(channel: string, handler: ChannelHandler): Promise<() => void> {
     if (this.#closed) throw new StoreUnavailableError(`${this.#label}: the event log is closed`);
-    let handlers = this.#channels.get(channel);
-    const first = handlers === undefined;
-    if (!handlers) this.#channels.set(channel, (handlers = new Set()));
+    let entry = this.#channels.get(channel);
+    if (!entry) {
+      // The first handler sends the LISTEN; later ones wait for the same one, so none resolves before it.
+      const listening = this.#connection().then(async (client) => {
+        try {
+          await this.#command(client, `LISTEN ${quoted(channel)}`);
+        } catch (error) {
+          // A LISTEN that failed or timed out leaves the connection's state unknown: start over on a new one.
+          this.#lost(client);
+          throw error;
+        }
+      });
+      this.#channels.set(channel, (entry = { handlers: new Set(), listening }));
+    }
+    const { handlers, listening } = entry;
     // A handler of its own, so the same function may listen twice and stop each time separately.
     const own: ChannelHandler = (payload) => handler(payload);
     handlers.add(own);
     const stop = () => {
-      if (!handlers.delete(own) || handlers.size > 0 || this.#channels.get(channel) !== handlers) return;
+      if (!handlers.delete(own) || handlers.size > 0 || this.#channels.get(channel) !== entry) return;
       this.#channels.delete(channel);
       // Queued behind any earlier command on the connection, so a LISTEN sent after it still wins.
       void this.#client?.then((client) => this.#command(client, `UNLISTEN ${quoted(channel)}`)).catch(() => undefined);
     };
-    let client: Client | undefined;
     try {
-      client = await this.#connection();
-      // LISTEN of a channel already listened to changes nothing, so a race with a reconnect is harmless.
-      if (first) await this.#command(client, `LISTEN ${quoted(channel)}`);
+      await listening;
     } catch (error) {
       stop();
-      // A LISTEN that failed or timed out leaves the connection's state unknown: start over on a new one.
-      if (client) this.#lost(client);
       throw error;
     }
     return stop;
@@ -175,7 +183,7 @@ export class PostgresListener {
   }
 
   #deliver(channel: string, payload?: string): void {
-    for (const handler of [...(this.#channels.get(channel) ?? [])]) {
+    for (const handler of [...(this.#channels.get(channel)?.handlers ?? [])]) {
       try {
         handler(payload);
       } catch {

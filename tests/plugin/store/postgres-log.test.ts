@@ -151,6 +151,27 @@ describe('postgres event log specifics', () => {
     }
   });
 
+  it('resolves no watch of a channel before the LISTEN of that channel is in place', async () => {
+    const one = await open('first_listen');
+    const two = await open('first_listen');
+    try {
+      for (let i = 0; i < 20; i++) {
+        const key = `first:log:s${i}`;
+        const seen: Array<string | undefined> = [];
+        // The first watch sends the LISTEN; the second, made while it is on its way, must wait for it too.
+        const first = one.log.watch(key, () => undefined);
+        const stop = await one.log.watch(key, (signal) => seen.push(signal));
+        await two.log.signal(key, 'right after');
+        await until('the second watcher hears a signal sent right after its watch resolved', () => seen.includes('right after'));
+        stop();
+        (await first)();
+      }
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
   it('notifies on a channel named by a hash of the key, for any key length', async () => {
     const long = `long:log:${'x'.repeat(500)}`;
     assert.match(channelOf(long), /^ask_user_[0-9a-f]{40}$/);
