@@ -27,8 +27,8 @@ import {
 } from './types.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** StoreOptions.postgresPoolSize's default: ten instances, each with its LISTEN connection too, fit a default server. */
-export const DEFAULT_POSTGRES_POOL_SIZE = 8;
+/** StoreOptions.postgresPoolSize's default: nineteen instances, each with its LISTEN connection too, fit a default server. */
+export const DEFAULT_POSTGRES_POOL_SIZE = 4;
 
 /** What one compare-and-swap attempt returns when its swap lost and it must read again. */
 const RETRY = Symbol('retry');

@@ -37,7 +37,7 @@ export interface PostgresBackendOptions {
   timeoutMs: number;
   /** Names the schema the tables live in. @default 'ask_user' */
   namespace?: string;
-  /** Connections kept open at most, besides the event log's LISTEN connection. @default 8 */
+  /** Connections opened at most, besides the event log's LISTEN connection. @default 4 */
   poolSize?: number;
   /** How often expired rows are deleted and the server's clock offset measured again. @default 60000 */
   sweepEveryMs?: number;

@@ -3,8 +3,8 @@
  * on the least busy one at once, without waiting for the statements before it. Every statement of the
  * store is one implicit transaction of its own (its own Sync), so a pipeline never holds a lock across
  * statements, a failed statement fails alone, and one connection serves many concurrent requests: a
- * statement costs about half the CPU it costs on a connection that waits for each reply, on both sides,
- * which is what lets the store keep up with Redis (the README's figures).
+ * statement costs about half the CPU it costs on a connection that waits for each reply, on both sides.
+ * Statements sent in one turn of the event loop leave in one write.
  *
  * Connections are made on first use and replaced when they drop. A statement's reply that does not come
  * within the budget (a paused server) fails it and drops its connection (pg cannot tell a pipeline's
@@ -53,6 +53,8 @@ export class PostgresConnections {
   readonly #slots: Slot[];
   /** Every connection made and not yet gone, to drop them on close. */
   readonly #open = new Set<Client>();
+  /** Connections whose writes wait for the end of this turn of the event loop. */
+  readonly #corked = new WeakSet<Client>();
   #closed = false;
 
   constructor(config: ClientConfig, { label, size, timeoutMs }: PostgresConnectionsOptions) {
@@ -68,6 +70,7 @@ export class PostgresConnections {
     slot.busy += 1;
     try {
       const client = await this.#connected(slot);
+      this.#holdWrites(client);
       return (await client.query<R>({ name: sql.name, text: sql.text, values })).rows;
     } finally {
       slot.busy -= 1;
@@ -100,6 +103,22 @@ export class PostgresConnections {
     this.#closed = true;
     for (const slot of this.#slots) slot.client = undefined;
     await Promise.all([...this.#open].map((client) => this.#end(client)));
+  }
+
+  /**
+   * Statements sent in one turn of the event loop leave in one write: the socket is corked until the turn
+   * ends (setImmediate runs right after the turn's I/O callbacks). One system call and one wake-up of the
+   * server per turn, not per statement.
+   */
+  #holdWrites(client: Client): void {
+    if (this.#corked.has(client)) return;
+    this.#corked.add(client);
+    const stream = client.connection.stream;
+    stream.cork();
+    setImmediate(() => {
+      this.#corked.delete(client);
+      stream.uncork();
+    });
   }
 
   #leastBusy(): Slot {

@@ -68,11 +68,13 @@ const version1 = (s: string): string[] => [
 ];
 
 /**
- * One append as one call, like the Redis backend's script: the session row is locked first, so appends
- * to one session take turns while other sessions go on. A session past its window starts afresh; a new run
- * pushes the oldest past maxRuns out; frames at or before the run's last seq are skipped (an append retried
- * after a timeout adds nothing twice); the oldest frames go until both bounds hold, counted from the run's
- * totals so a steady append reads only what it drops; the notification goes out at commit.
+ * One append as one call, like the Redis backend's script, in three statements when nothing needs
+ * trimming. The session's row is written first, which locks it to the end of the transaction: appends to
+ * one session take turns while other sessions go on. A session past its window (or new) starts afresh.
+ * Frames at or before the run's last seq are skipped (an append retried after a timeout adds nothing
+ * twice) and the run's totals are counted up in the same statement; a new run pushes the oldest past
+ * maxRuns out. The oldest frames go until both bounds hold, read only when they must; the notification
+ * goes out at commit.
  */
 function logAppendFunction(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.log_append(
@@ -81,35 +83,48 @@ function logAppendFunction(s: string): string {
 RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
   v_now bigint := floor(${SERVER_NOW_MS});
-  v_expires bigint;
-  v_started integer;
   v_frames integer;
   v_bytes bigint;
-  v_last bigint;
-  v_added integer;
-  v_added_bytes bigint;
-  v_added_last bigint;
   v_cut bigint;
   v_row record;
 BEGIN
-  SELECT expires_at INTO v_expires FROM ${s}.log_session WHERE key = p_key FOR UPDATE;
+  UPDATE ${s}.log_session SET expires_at = v_now + p_window WHERE key = p_key AND expires_at >= v_now;
   IF NOT FOUND THEN
-    INSERT INTO ${s}.log_session (key, expires_at) VALUES (p_key, v_now + p_window) ON CONFLICT (key) DO NOTHING;
-    IF NOT FOUND THEN
-      SELECT expires_at INTO v_expires FROM ${s}.log_session WHERE key = p_key FOR UPDATE;
+    -- New, or past its window. ON CONFLICT locks the row even where it does not update it: a session
+    -- another append renewed meanwhile is live, and is renewed once more below instead of emptied.
+    INSERT INTO ${s}.log_session AS ss (key, expires_at) VALUES (p_key, v_now + p_window)
+      ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE ss.expires_at < v_now;
+    IF FOUND THEN
+      DELETE FROM ${s}.log_frame WHERE key = p_key;
+      DELETE FROM ${s}.log_run WHERE key = p_key;
+    ELSE
+      UPDATE ${s}.log_session SET expires_at = v_now + p_window WHERE key = p_key;
     END IF;
   END IF;
-  IF v_expires IS NULL OR v_expires < v_now THEN
-    DELETE FROM ${s}.log_frame WHERE key = p_key;
-    DELETE FROM ${s}.log_run WHERE key = p_key;
+
+  IF p_replace THEN
+    DELETE FROM ${s}.log_frame WHERE key = p_key AND run = p_run;
+    UPDATE ${s}.log_run SET frames = 0, bytes = 0, last_seq = NULL WHERE key = p_key AND run = p_run;
   END IF;
 
-  SELECT frames, bytes, last_seq INTO v_frames, v_bytes, v_last FROM ${s}.log_run WHERE key = p_key AND run = p_run;
+  WITH added AS (
+    INSERT INTO ${s}.log_frame (key, run, seq, event, data, bytes)
+    SELECT p_key, p_run, f.seq, f.event, f.data, f.bytes
+    FROM unnest(p_seqs, p_events, p_data, p_bytes) AS f(seq, event, data, bytes)
+    WHERE f.seq > coalesce((SELECT last_seq FROM ${s}.log_run WHERE key = p_key AND run = p_run), f.seq - 1)
+    ON CONFLICT DO NOTHING
+    RETURNING seq, bytes)
+  UPDATE ${s}.log_run r
+    SET frames = r.frames + a.count, bytes = r.bytes + a.bytes, last_seq = greatest(r.last_seq, a.last)
+    FROM (SELECT count(*) AS count, coalesce(sum(bytes), 0) AS bytes, max(seq) AS last FROM added) a
+    WHERE r.key = p_key AND r.run = p_run
+    RETURNING r.frames, r.bytes INTO v_frames, v_bytes;
   IF NOT FOUND THEN
-    SELECT coalesce(max(started), 0) + 1 INTO v_started FROM ${s}.log_run WHERE key = p_key;
-    INSERT INTO ${s}.log_run (key, run, started, frames, bytes, last_seq) VALUES (p_key, p_run, v_started, 0, 0, NULL);
-    v_frames := 0;
-    v_bytes := 0;
+    -- A new run: its frames are the ones just added.
+    INSERT INTO ${s}.log_run (key, run, started, frames, bytes, last_seq)
+      SELECT p_key, p_run, (SELECT coalesce(max(started), 0) + 1 FROM ${s}.log_run WHERE key = p_key), count(*), coalesce(sum(bytes), 0), max(seq)
+      FROM ${s}.log_frame WHERE key = p_key AND run = p_run
+      RETURNING frames, bytes INTO v_frames, v_bytes;
     FOR v_row IN
       DELETE FROM ${s}.log_run WHERE key = p_key AND started <=
         (SELECT started FROM ${s}.log_run WHERE key = p_key ORDER BY started DESC OFFSET p_max_runs LIMIT 1)
@@ -117,24 +132,7 @@ BEGIN
     LOOP
       DELETE FROM ${s}.log_frame WHERE key = p_key AND run = v_row.run;
     END LOOP;
-  ELSIF p_replace THEN
-    DELETE FROM ${s}.log_frame WHERE key = p_key AND run = p_run;
-    v_frames := 0;
-    v_bytes := 0;
-    v_last := NULL;
   END IF;
-
-  WITH added AS (
-    INSERT INTO ${s}.log_frame (key, run, seq, event, data, bytes)
-    SELECT p_key, p_run, f.seq, f.event, f.data, f.bytes
-    FROM unnest(p_seqs, p_events, p_data, p_bytes) AS f(seq, event, data, bytes)
-    WHERE v_last IS NULL OR f.seq > v_last
-    ON CONFLICT DO NOTHING
-    RETURNING seq, bytes)
-  SELECT count(*), coalesce(sum(bytes), 0), max(seq) INTO v_added, v_added_bytes, v_added_last FROM added;
-  v_frames := v_frames + v_added;
-  v_bytes := v_bytes + v_added_bytes;
-  v_last := greatest(v_last, v_added_last);
 
   IF v_frames > p_max_frames OR v_bytes > p_max_bytes THEN
     FOR v_row IN SELECT seq, bytes FROM ${s}.log_frame WHERE key = p_key AND run = p_run ORDER BY seq LOOP
@@ -144,10 +142,8 @@ BEGIN
       v_bytes := v_bytes - v_row.bytes;
     END LOOP;
     DELETE FROM ${s}.log_frame WHERE key = p_key AND run = p_run AND seq <= v_cut;
+    UPDATE ${s}.log_run SET frames = v_frames, bytes = v_bytes WHERE key = p_key AND run = p_run;
   END IF;
-
-  UPDATE ${s}.log_run SET frames = v_frames, bytes = v_bytes, last_seq = v_last WHERE key = p_key AND run = p_run;
-  UPDATE ${s}.log_session SET expires_at = v_now + p_window WHERE key = p_key;
   PERFORM pg_notify(p_channel, 'a');
 END
 $fn$`;

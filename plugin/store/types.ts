@@ -143,9 +143,9 @@ export interface StoreOptions {
   /**
    * PostgreSQL only: connections the store opens at most (as load needs them), besides one for LISTEN once
    * something is watched. Each carries many statements at once (pipelined), so a few serve many requests;
-   * more let the server use more cores. Size it so that instances × (pool size + 1) stays under the server's
-   * `max_connections` (100 by default, 97 for ordinary users): the default lets ten instances share a
-   * default server. @default 8
+   * more let the server use more cores for one instance. Keep instances × (pool size + 1) under the
+   * server's `max_connections` (100 by default, 97 for ordinary users): with the default, nineteen
+   * instances share a default server. @default 4
    */
   postgresPoolSize?: number;
   /**
