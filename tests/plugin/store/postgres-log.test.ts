@@ -172,6 +172,28 @@ describe('postgres event log specifics', () => {
     }
   });
 
+  it('starts an expired session afresh once when two instances append to it at the same moment', async () => {
+    const one = await open('restart');
+    const two = await open('restart');
+    try {
+      for (let i = 0; i < 20; i++) {
+        const key = `restart:log:s${i}`;
+        await one.log.append(key, framesOf('old', 1, 2), { ...DEFAULT_LOG_LIMITS, windowMs: 20 });
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        // Both find the session past its window; only the first may empty it, or the other's frames go too.
+        await Promise.all([
+          one.log.append(key, framesOf('a', 1, 2), DEFAULT_LOG_LIMITS),
+          two.log.append(key, framesOf('b', 1, 2), DEFAULT_LOG_LIMITS),
+        ]);
+        const read = await one.log.read(key);
+        assert.deepEqual((read.kind === 'frames' ? read.frames.map(frameId) : []).sort(), ['a.1', 'a.2', 'b.1', 'b.2'], `round ${i}`);
+      }
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
   it('notifies on a channel named by a hash of the key, for any key length', async () => {
     const long = `long:log:${'x'.repeat(500)}`;
     assert.match(channelOf(long), /^ask_user_[0-9a-f]{40}$/);
