@@ -81,7 +81,7 @@ function page(locale: AnswerPageInput['locale'], title: string, body: string): s
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
-<style>body{margin:0;padding:16px;font-family:system-ui,sans-serif;background:#f6f7f9;color:#111}main{max-width:640px;margin:0 auto}</style>
+<style>body{margin:0;padding:16px;font-family:system-ui,sans-serif;background:#f6f7f9;color:#111}main{max-width:640px;margin:0 auto}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}</style>
 </head>
 <body>
 <main>
@@ -117,7 +117,9 @@ card.addEventListener('ask-user-submit', async (event) => {
   return page(
     locale,
     request.title,
-    `<ask-user-card locale="${locale}"></ask-user-card>
+    // The page's one heading, for screen readers: the card draws its own title.
+    `<h1 class="visually-hidden">${escapeHtml(request.title)}</h1>
+<ask-user-card locale="${locale}"></ask-user-card>
 <script type="application/json" id="ask-user-answer">${data}</script>
 <script type="module" src="${escapeHtml(widgetScript)}"></script>
 <script type="module" nonce="${nonce}">${bootstrap}
