@@ -9,21 +9,25 @@
  *   backend's calls counted per phase (memory, SQLite, Redis), against the same run with no notifiers; the
  *   live timers while they wait, against the same run with no notifiers; and one card left open, which the
  *   count must see (its read and its marker);
- * - burst: 10,000 cards (2,000 with `--quick`) asked at once through `kit.ask` (one synchronous loop: each
- *   takes its createdAt before its first await, so they share a due time within the loop's time), delivered
- *   by `webhookNotifier` to the receiver on 127.0.0.1 (keep-alive): each delivery's arrival − its card's
- *   due time, deliveries per webhook-id, and where the time goes (the timer, the read, the wait for one of
- *   the 64 delivery slots, the marker's claim, signing, HTTP), with the process's CPU and event loop over
- *   the burst; the process's first burst (memory) apart, then memory, SQLite and Redis on a warm process;
+ * - burst: 10,000 cards (2,000 with `--quick`) asked at once through `kit.ask` (synchronous loops of 1,000:
+ *   each takes its createdAt before its first await, so they share a due time within the asking's time),
+ *   delivered by `webhookNotifier` to the receiver on 127.0.0.1, its POSTs made by `postStatus`
+ *   (plugin/notify/post-status.ts: node:http over the notifier's keep-alive agent): each delivery's arrival
+ *   − its card's due time, deliveries per webhook-id, and where the time goes (the timer, the read, the wait
+ *   for one of the 64 delivery slots, the marker's claim, signing, HTTP), with the process's CPU and event
+ *   loop over the burst; the process's first burst (memory) apart, then memory, SQLite and Redis on a warm
+ *   process;
  * - diag: each step of one delivery timed alone (signing, the read and the claim on memory, one POST to the
- *   receiver by fetch and, for comparison, by node:http), the same scheduler driven directly with 16, 64
- *   (the kit's) and 256 deliveries in flight for the burst's card count, all due at the same instant
- *   (whether the limit of 64 is the bottleneck), and a CPU profile of one such drain at 64, by source.
+ *   receiver by `postStatus` as the notifier sends it and, for comparison, by fetch, which the notifier used
+ *   before), the same scheduler driven directly with 16, 64 (the kit's) and 256 deliveries in flight for the
+ *   burst's card count, all due at the same instant (whether the limit of 64 is the bottleneck), and at 64
+ *   with the notifier's POSTs made by fetch (its `post` option; not what the kit uses), and a CPU profile of
+ *   one drain at 64 as the kit does it, by source.
  * Run: `node bench/results/build/bench/notify.js [--quick] [--only trips,burst,diag] [--backends memory,sqlite,redis]`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
@@ -34,7 +38,6 @@ import {
   WEBHOOK_EVENT_TYPE,
   type AskUserKit,
   type InteractionRecord,
-  type Notifier,
   type WebhookNotifierOptions,
 } from '../plugin/index.js';
 import { createKeyedStore, createMemoryBackend, type Backend, type PendingStore } from '../plugin/store/index.js';
@@ -70,7 +73,7 @@ const TARGET_MS = 5_000;
 const WARM_CARDS = 1_000;
 /** Cards asked in one synchronous loop in a burst. */
 const ASK_BATCH = 1_000;
-/** The scheduler's limit (plugin/notify/notify-scheduler.ts) and the what-ifs beside it. */
+/** The scheduler's limit (plugin/notify/notify-scheduler.ts) and the other limits tried beside it in diag. */
 const KIT_LIMIT = 64;
 const LIMITS = [16, KIT_LIMIT, 256] as const;
 /** POSTs timed one at a time per client in diag (twice each, alternated). */
@@ -88,6 +91,7 @@ const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const msText = (n: number) => `${int(n)} ms`;
 const sText = (n: number) => `${fixed(n / 1000, 2)} s`;
+const pct = (x: number) => `${fixed(x * 100, 0)}%`;
 
 async function openBackend(ctx: CycleContext, kind: BackendKind, name: string): Promise<Backend> {
   if (kind === 'memory') return createMemoryBackend();
@@ -462,9 +466,9 @@ interface Timeline {
   /** The marker's claim (`putState` only if absent), which starts once a delivery slot is free. */
   claimStart?: number;
   claimEnd?: number;
-  /** The webhook notifier's POST (after the body is built and signed) until its response. */
-  fetchStart?: number;
-  fetchEnd?: number;
+  /** The webhook notifier's POST by `postStatus` (after the body is built and signed) until its response's status. */
+  postStart?: number;
+  postEnd?: number;
   /** At the receiver, body read. */
   arrived?: number;
 }
@@ -500,17 +504,33 @@ function timedStore(store: PendingStore, lines: Map<string, Timeline>): PendingS
   });
 }
 
-/** The notifier's own POST (node:http over a keep-alive agent) with each tracked card's POST timed, by its webhook-id. */
-function timedPost(lines: Map<string, Timeline>): NonNullable<WebhookNotifierOptions['post']> {
+/** How the webhook notifier makes one POST (its `post` option). */
+type Post = NonNullable<WebhookNotifierOptions['post']>;
+
+/**
+ * The notifier's own POST, as its default makes it (`postStatus` over one keep-alive agent per notifier),
+ * with each tracked card's POST timed, by its webhook-id.
+ */
+function timedPost(lines: Map<string, Timeline>): Post {
   const agent = new Agent({ keepAlive: true });
   return async (url, headers, body, signal) => {
     const line = lines.get(headers['webhook-id'] ?? '');
-    if (line) line.fetchStart = epochMs();
+    if (line) line.postStart = epochMs();
     const status = await postStatus(url, headers, body, { agent, signal });
-    if (line) line.fetchEnd = epochMs();
+    if (line) line.postEnd = epochMs();
     return status;
   };
 }
+
+/**
+ * The same POST by fetch, as the webhook notifier made it before post-status.ts (redirects not followed,
+ * the body dropped): for comparison, not what the kit uses.
+ */
+const fetchPost: Post = async (url, headers, body, signal) => {
+  const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
+  await res.body?.cancel().catch(() => undefined);
+  return res.status;
+};
 
 interface Segment {
   name: string;
@@ -523,9 +543,9 @@ const SEGMENTS: readonly Segment[] = [
   { name: 'read', what: 'store.get of the card', of: (l) => l.getEnd - l.getStart },
   { name: 'slot wait', what: 'read → a delivery slot frees (64 in flight)', of: (l) => l.claimStart - l.getEnd },
   { name: 'claim', what: 'the marker written only if absent (putState)', of: (l) => l.claimEnd - l.claimStart },
-  { name: 'build + sign', what: 'notification, JSON body, Standard Webhooks signature', of: (l) => l.fetchStart - l.claimEnd },
-  { name: 'HTTP', what: 'fetch called → the receiver has read the body', of: (l) => l.arrived - l.fetchStart },
-  { name: 'response', what: 'the receiver answered → fetch resolves', of: (l) => l.fetchEnd - l.arrived },
+  { name: 'build + sign', what: 'notification, JSON body, Standard Webhooks signature', of: (l) => l.postStart - l.claimEnd },
+  { name: 'HTTP', what: 'postStatus called → the receiver has read the body', of: (l) => l.arrived - l.postStart },
+  { name: 'response', what: 'the receiver answered → postStatus resolves with the status', of: (l) => l.postEnd - l.arrived },
 ];
 
 interface Burst {
@@ -554,8 +574,9 @@ interface Burst {
   /** Mean time a delivery held its slot (claim to response), ms; 64 ÷ it is what 64 slots allow per second. */
   slotMs: number;
   maxInFlight: number;
-  /** This process's CPU per delivery, µs, and its share of the wall time from the first due time to the last arrival; the event loop's utilization over the same time. */
+  /** This process's CPU per delivery, µs (and the kernel's part of it), and its share of the wall time from the first due time to the last arrival; the event loop's utilization over the same time. */
   cpuUsPerDelivery: number;
+  systemUsPerDelivery: number;
   busy: number;
   eventLoopUtilization: number;
   receiverCpuUsPerDelivery: number;
@@ -570,7 +591,7 @@ interface Burst {
 
 function maxConcurrent(lines: readonly Required<Timeline>[]): number {
   const events: [number, number][] = [];
-  for (const l of lines) events.push([l.claimStart, 1], [l.fetchEnd, -1]);
+  for (const l of lines) events.push([l.claimStart, 1], [l.postEnd, -1]);
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let now = 0;
   let max = 0;
@@ -665,7 +686,7 @@ async function burstRun(ctx: CycleContext, kind: BackendKind, receiver: Receiver
     const firstRead = Math.min(...complete.map((l) => l.getStart));
     const lastArrival = Math.max(...complete.map((l) => l.arrived));
     const window = lastArrival - firstRead;
-    const slotMs = complete.reduce((t, l) => t + (l.fetchEnd - l.claimStart), 0) / complete.length;
+    const slotMs = complete.reduce((t, l) => t + (l.postEnd - l.claimStart), 0) / complete.length;
     const cpuUs = cpu.user + cpu.system;
     const lineKeys = new Set(lines.keys());
     const distinct = Object.keys(got.arrivals).filter((id) => lineKeys.has(id)).length;
@@ -689,6 +710,7 @@ async function burstRun(ctx: CycleContext, kind: BackendKind, receiver: Receiver
       slotMs,
       maxInFlight: maxConcurrent(complete),
       cpuUsPerDelivery: cpuUs / Math.max(1, complete.length),
+      systemUsPerDelivery: cpu.system / Math.max(1, complete.length),
       busy: cpuUs / 1000 / measured,
       eventLoopUtilization: elu.utilization,
       receiverCpuUsPerDelivery: got.cpuUs / Math.max(1, got.deliveries),
@@ -710,8 +732,8 @@ const isComplete = (l: Timeline): l is Required<Timeline> =>
   l.getEnd !== undefined &&
   l.claimStart !== undefined &&
   l.claimEnd !== undefined &&
-  l.fetchStart !== undefined &&
-  l.fetchEnd !== undefined &&
+  l.postStart !== undefined &&
+  l.postEnd !== undefined &&
   l.arrived !== undefined;
 
 const spread = (s: Summary) => `${msText(s.p50)} / ${msText(s.p99)} / ${msText(s.max)}`;
@@ -769,8 +791,9 @@ async function measureBurst(ctx: CycleContext): Promise<CycleFindings> {
     if (b.errors) out.notes.push(`burst ${b.label}: ${b.errors} errors given to onError; first: ${b.firstError}`);
     if (b.eventLoopUtilization >= 0.9)
       out.notes.push(
-        `burst ${b.label}: the event loop was ${fixed(b.eventLoopUtilization * 100, 0)}% busy from the first due time to the last arrival, ${int(b.cpuUsPerDelivery)} µs of CPU per delivery: ` +
-          `the deliveries are paced by this process's CPU (${int(b.rate)}/s); a slot is held ${fixed(b.slotMs, 1)} ms mostly waiting for the loop, so more slots would not deliver faster (see diag)`,
+        `burst ${b.label}: the event loop was ${pct(b.eventLoopUtilization)} busy from the first due time to the last arrival, ${int(b.cpuUsPerDelivery)} µs of CPU per delivery with ${pct(b.busy)} of a core` +
+          `${b.busy < 0.9 ? ' (the rest of the time its busy thread was off the core)' : ''}: the deliveries are paced by this process's one thread (${int(b.rate)}/s ≈ that share ÷ that CPU); ` +
+          `a slot is held ${fixed(b.slotMs, 1)} ms mostly waiting for the loop, so more slots would not deliver faster (see diag)`,
       );
     if (b.askedBeforeDueMs <= 0)
       out.notes.push(
@@ -791,13 +814,13 @@ async function measureBurst(ctx: CycleContext): Promise<CycleFindings> {
   out.tables.push(
     `| **arrival − due** | ${bursts.map((b) => `**${spread(b.lateness)}**`).join(' | ')} | ${bursts.map((b) => msText(b.worst.lateness)).join(' / ')} |`,
     '',
-    '| backend | asked in | due times within | deliveries/s | slot held (claim → response), mean | 64 ÷ that | most in flight | CPU per delivery (kit / receiver) | kit CPU ÷ wall, event loop utilization (first due → last arrival) | connections kept alive + opened | signatures verified |',
+    '| backend | asked in | due times within | deliveries/s | slot held (claim → response), mean | 64 ÷ that | most in flight | CPU per delivery (kit, of it in the kernel / receiver) | kit CPU ÷ wall, event loop utilization (first due → last arrival) | connections kept alive + opened | signatures verified |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const b of bursts)
     out.tables.push(
       `| ${b.label} | ${msText(b.askMs)} (${sText(b.askedBeforeDueMs)} before the first due) | ${msText(b.dueSpreadMs)} | ${int(b.rate)} | ${fixed(b.slotMs, 1)} ms | ${int((KIT_LIMIT / b.slotMs) * 1000)}/s | ${b.maxInFlight} | ` +
-        `${int(b.cpuUsPerDelivery)} µs / ${int(b.receiverCpuUsPerDelivery)} µs | ${fixed(b.busy * 100, 0)}%, ${fixed(b.eventLoopUtilization * 100, 0)}% | ${b.keptConnections} + ${b.connections} | ${b.verified} of ${b.verified + b.refused} |`,
+        `${int(b.cpuUsPerDelivery)} µs (${int(b.systemUsPerDelivery)} µs) / ${int(b.receiverCpuUsPerDelivery)} µs | ${fixed(b.busy * 100, 0)}%, ${fixed(b.eventLoopUtilization * 100, 0)}% | ${b.keptConnections} + ${b.connections} | ${b.verified} of ${b.verified + b.refused} |`,
     );
   out.detail = { cards: BURST_CARDS, notifyAfterMs: BURST_AFTER_MS, bursts };
   return out;
@@ -828,21 +851,28 @@ function recordAt(createdAt: number, i: number, tag: string): InteractionRecord 
   };
 }
 
-/** One drain of the scheduler alone: its limit, and the client of its webhook notifier. */
+/** One drain of the scheduler alone: its limit, and the client its webhook notifier POSTs with. */
 interface Variant {
   key: string;
   limit: number;
-  client: 'fetch' | 'node:http';
+  /** `postStatus`, the notifier's own; or fetch through its `post` option, for comparison. */
+  client: 'postStatus' | 'fetch';
 }
 const VARIANTS: readonly Variant[] = [
-  ...LIMITS.map((limit) => ({ key: `${limit}`, limit, client: 'fetch' as const })),
-  { key: 'node:http', limit: KIT_LIMIT, client: 'node:http' },
+  ...LIMITS.map((limit) => ({ key: `${limit}`, limit, client: 'postStatus' as const })),
+  { key: 'fetch', limit: KIT_LIMIT, client: 'fetch' },
 ];
+/** As the kit does it: 64 in flight, postStatus. */
+const KIT_VARIANT = VARIANTS.find((v) => v.limit === KIT_LIMIT && v.client === 'postStatus')!;
+const FETCH_VARIANT = VARIANTS.find((v) => v.client === 'fetch')!;
 interface Drain {
   lastMs: number;
   p50Ms: number;
-  /** This process's CPU per delivery, µs. */
+  /** This process's CPU per delivery, µs, and the kernel's part of it (system time). */
   cpuUs: number;
+  systemUs: number;
+  /** This process's CPU ÷ the wall time from just before the due instant to the last arrival (1: one core). */
+  busy: number;
   /** The CPU profile of the delivery, when asked for. */
   profile?: unknown;
 }
@@ -850,58 +880,15 @@ interface Drain {
 const DRAIN_AFTER_MS = 1_500;
 
 /**
- * A what-if notifier, bench only: the same Standard Webhooks POST as `webhookNotifier` (the same library
- * signs it), sent with node:http over a keep-alive Agent instead of fetch; one attempt, no retries (the
- * receiver answers 200).
- */
-function nodeHttpNotifier(url: string, agent: Agent): Notifier {
-  const webhook = new Webhook(SECRET);
-  const target = new URL(url);
-  return {
-    name: 'webhook-node-http',
-    notify: (notification) =>
-      new Promise<void>((resolve, reject) => {
-        const body = JSON.stringify({ type: WEBHOOK_EVENT_TYPE, timestamp: new Date().toISOString(), data: notification });
-        const at = new Date();
-        const req = request(
-          {
-            agent,
-            host: target.hostname,
-            port: target.port,
-            path: target.pathname,
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              'content-length': Buffer.byteLength(body),
-              'webhook-id': notification.requestId,
-              'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-              'webhook-signature': webhook.sign(notification.requestId, at, body),
-            },
-          },
-          (res) => {
-            res.resume();
-            res.once('end', resolve);
-          },
-        );
-        req.once('error', reject);
-        req.end(body);
-      }),
-  };
-}
-
-/**
- * The scheduler alone (plugin/notify/notify-scheduler.ts, as the kit builds it but for its limit and
- * notifier): `cards` cards stored on memory, all due at one instant; from it to the last arrival.
- * `profile` runs the CPU profiler over the delivery only.
+ * The scheduler alone (plugin/notify/notify-scheduler.ts, as the kit builds it but for its limit and the
+ * client of its notifier): `cards` cards stored on memory, all due at one instant; from it to the last
+ * arrival. `profile` runs the CPU profiler over the delivery only.
  */
 async function drain(receiver: Receiver, variant: Variant, cards: number, tag: string, profile?: Session): Promise<Drain> {
   const store = createKeyedStore(createMemoryBackend());
-  const agent = new Agent({ keepAlive: true });
   const scheduler = new NotifyScheduler({
     store,
-    notifiers: [
-      variant.client === 'fetch' ? webhookNotifier({ url: receiver.url, secret: SECRET }) : nodeHttpNotifier(receiver.url, agent),
-    ],
+    notifiers: [webhookNotifier({ url: receiver.url, secret: SECRET, ...(variant.client === 'fetch' ? { post: fetchPost } : {}) })],
     afterMs: DRAIN_AFTER_MS,
     now: Date.now,
     onError: (err) => console.error('[notify diag]', err),
@@ -917,17 +904,24 @@ async function drain(receiver: Receiver, variant: Variant, cards: number, tag: s
     if (Date.now() >= due) console.error(`[notify diag] ${tag}: the cards were stored after their due time; raise DRAIN_AFTER_MS`);
     await sleep(Math.max(0, due - Date.now() - 20));
     if (profile) await profile.post('Profiler.start');
+    const at0 = epochMs();
     const cpu0 = process.cpuUsage();
-    await receiver.receive('reached', 120_000);
+    const reached = await receiver.receive('reached', 120_000);
     const cpu = process.cpuUsage(cpu0);
     const profiled = profile ? (await profile.post('Profiler.stop')).profile : undefined;
     const got = await receiver.stats();
     const s = summarize(Object.values(got.arrivals).map((t) => t[0]! - due));
-    return { lastMs: s.max, p50Ms: s.p50, cpuUs: (cpu.user + cpu.system) / cards, ...(profiled ? { profile: profiled } : {}) };
+    return {
+      lastMs: s.max,
+      p50Ms: s.p50,
+      cpuUs: (cpu.user + cpu.system) / cards,
+      systemUs: cpu.system / cards,
+      busy: (cpu.user + cpu.system) / 1000 / Math.max(1, reached.at - at0),
+      ...(profiled ? { profile: profiled } : {}),
+    };
   } finally {
     await scheduler.close();
     await store.close();
-    agent.destroy();
   }
 }
 
@@ -937,7 +931,7 @@ async function measureDiag(): Promise<CycleFindings> {
   try {
     const webhook = new Webhook(SECRET);
     const body = JSON.stringify({
-      type: 'ask_user.waiting',
+      type: WEBHOOK_EVENT_TYPE,
       timestamp: new Date().toISOString(),
       data: {
         sessionId: 'burst-memory-1',
@@ -958,32 +952,15 @@ async function measureDiag(): Promise<CycleFindings> {
     );
     await store.close();
     await receiver.reset(0);
-    const post = async () => {
-      const res = await fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id }, body });
-      await res.body?.cancel();
-    };
-    // The same POST on node:http with a keep-alive agent: what another client would cost.
-    const agent = new Agent({ keepAlive: true });
+    // One POST at a time to the receiver: by postStatus over a keep-alive agent, as the webhook notifier
+    // sends it, and by fetch (keep-alive too) for comparison. The same signal for both, one that never
+    // aborts (the notifier's per-attempt timeout is left out: its timers would fire in the drains below).
     const url = new URL(receiver.url);
-    const postHttp = () =>
-      new Promise<void>((resolve, reject) => {
-        const req = request(
-          {
-            agent,
-            host: url.hostname,
-            port: url.port,
-            path: url.pathname,
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'webhook-id': id, 'content-length': Buffer.byteLength(body) },
-          },
-          (res) => {
-            res.resume();
-            res.once('end', resolve);
-          },
-        );
-        req.once('error', reject);
-        req.end(body);
-      });
+    const headers = { 'content-type': 'application/json', 'webhook-id': id };
+    const agent = new Agent({ keepAlive: true });
+    const { signal } = new AbortController();
+    const viaPostStatus = async () => void (await postStatus(url, headers, body, { agent, signal }));
+    const viaFetch = async () => void (await fetchPost(url, headers, body, signal));
     const timedPosts = async (fn: () => Promise<void>) => {
       const cpu0 = process.cpuUsage();
       const wall = await perCall(POSTS, fn);
@@ -991,15 +968,15 @@ async function measureDiag(): Promise<CycleFindings> {
       // perCall runs a quarter as many first.
       return { wall, cpu: (cpu.user + cpu.system) / (POSTS * 1.25) };
     };
-    const viaFetch = await timedPosts(post);
-    const viaHttp = await timedPosts(postHttp);
-    const viaFetch2 = await timedPosts(post);
-    const viaHttp2 = await timedPosts(postHttp);
+    const kit1 = await timedPosts(viaPostStatus);
+    const fetch1 = await timedPosts(viaFetch);
+    const kit2 = await timedPosts(viaPostStatus);
+    const fetch2 = await timedPosts(viaFetch);
     agent.destroy();
-    const http = (viaFetch.wall + viaFetch2.wall) / 2;
-    const httpCpu = (viaFetch.cpu + viaFetch2.cpu) / 2;
-    const nodeHttp = (viaHttp.wall + viaHttp2.wall) / 2;
-    const nodeHttpCpu = (viaHttp.cpu + viaHttp2.cpu) / 2;
+    const postWall = (kit1.wall + kit2.wall) / 2;
+    const postCpu = (kit1.cpu + kit2.cpu) / 2;
+    const fetchWall = (fetch1.wall + fetch2.wall) / 2;
+    const fetchCpu = (fetch1.cpu + fetch2.cpu) / 2;
     out.tables.push(
       '',
       "One delivery's steps alone (memory store; mean per call, one at a time):",
@@ -1009,20 +986,20 @@ async function measureDiag(): Promise<CycleFindings> {
       `| Standard Webhooks signature (\`standardwebhooks\` sign) | ${fixed(sign, 1)} |`,
       `| store.get of a card (memory) | ${fixed(read, 1)} |`,
       `| the marker's claim, putState only if absent (memory) | ${fixed(claim, 1)} |`,
-      `| one POST to the receiver by fetch, as the webhook notifier sends it, keep-alive: wall (this process's CPU) | ${fixed(http, 0)} (${fixed(httpCpu, 0)}) |`,
-      `| the same POST by node:http with a keep-alive Agent (not what the kit uses; for comparison) | ${fixed(nodeHttp, 0)} (${fixed(nodeHttpCpu, 0)}) |`,
+      `| one POST to the receiver by \`postStatus\` (node:http, keep-alive agent), as the webhook notifier sends it: wall (this process's CPU) | ${fixed(postWall, 0)} (${fixed(postCpu, 0)}) |`,
+      `| the same POST by fetch, keep-alive (fetch, for comparison, not what the kit uses) | ${fixed(fetchWall, 0)} (${fixed(fetchCpu, 0)}) |`,
     );
     out.rows.push({
       group: 'notify',
-      metric: "this process's CPU per webhook POST by fetch, one at a time (the notifier's client)",
-      value: `${fixed(httpCpu, 0)} µs`,
-      baseline: `${fixed(nodeHttpCpu, 0)} µs by node:http (keep-alive Agent); signing ${fixed(sign, 0)} µs, claim ${fixed(claim, 0)} µs`,
-      ratio: `${fixed(httpCpu / nodeHttpCpu, 2)}×`,
+      metric: "this process's CPU per webhook POST by postStatus (node:http, keep-alive agent: the notifier's client), one at a time",
+      value: `${fixed(postCpu, 0)} µs`,
+      baseline: `${fixed(fetchCpu, 0)} µs by fetch (for comparison, not what the kit uses); signing ${fixed(sign, 0)} µs, claim ${fixed(claim, 0)} µs`,
+      ratio: `${fixed(postCpu / fetchCpu, 2)}×`,
       target: "for information (where a delivery's CPU goes)",
-      raw: { fetchCpuUs: httpCpu, nodeHttpCpuUs: nodeHttpCpu, signUs: sign, claimUs: claim, readUs: read },
+      raw: { postCpuUs: postCpu, fetchCpuUs: fetchCpu, signUs: sign, claimUs: claim, readUs: read },
     });
-    await drain(receiver, VARIANTS[1]!, WARM_CARDS, 'warm');
-    await drain(receiver, VARIANTS[3]!, WARM_CARDS, 'warm');
+    await drain(receiver, KIT_VARIANT, WARM_CARDS, 'warm');
+    await drain(receiver, FETCH_VARIANT, WARM_CARDS, 'warm');
     // In turn and back again (full run): a neighbour's burst falls on every variant alike.
     const order = quick ? [...VARIANTS] : [...VARIANTS, ...[...VARIANTS].reverse()];
     const rounds: Record<string, Drain[]> = {};
@@ -1030,36 +1007,53 @@ async function measureDiag(): Promise<CycleFindings> {
       const d = await drain(receiver, variant, BURST_CARDS, `drain${i}`);
       (rounds[variant.key] ??= []).push(d);
       console.log(
-        `notify diag: ${int(BURST_CARDS)} cards due at one instant, ${variant.limit} in flight by ${variant.client}: last ${msText(d.lastMs)}, p50 ${msText(d.p50Ms)}, ${int(d.cpuUs)} µs CPU per delivery`,
+        `notify diag: ${int(BURST_CARDS)} cards due at one instant, ${variant.limit} in flight by ${variant.client}: last ${msText(d.lastMs)}, p50 ${msText(d.p50Ms)}, ` +
+          `${int(d.cpuUs)} µs CPU per delivery (${int(d.systemUs)} system), ${pct(d.busy)} of a core`,
       );
     }
     const mean = (xs: number[]) => xs.reduce((t, x) => t + x, 0) / xs.length;
     const drains = Object.fromEntries(
       Object.entries(rounds).map(([key, ds]) => [
         key,
-        { lastMs: mean(ds.map((d) => d.lastMs)), p50Ms: mean(ds.map((d) => d.p50Ms)), cpuUs: mean(ds.map((d) => d.cpuUs)) },
+        {
+          lastMs: mean(ds.map((d) => d.lastMs)),
+          p50Ms: mean(ds.map((d) => d.p50Ms)),
+          cpuUs: mean(ds.map((d) => d.cpuUs)),
+          systemUs: mean(ds.map((d) => d.systemUs)),
+          busy: mean(ds.map((d) => d.busy)),
+        },
       ]),
     ) as Record<string, Drain>;
-    const kit = drains[String(KIT_LIMIT)]!;
+    const kit = drains[KIT_VARIANT.key]!;
     const ofTwo = order.length > VARIANTS.length ? ' (mean of 2)' : '';
+    const drainText = (d: Drain) =>
+      `${msText(d.lastMs)} (p50 ${msText(d.p50Ms)}); ${int(d.cpuUs)} µs CPU per delivery, ${pct(d.busy)} of a core`;
     for (const variant of VARIANTS) {
-      if (variant.key === String(KIT_LIMIT)) continue;
+      if (variant === KIT_VARIANT) continue;
       const d = drains[variant.key]!;
       const what =
-        variant.client === 'fetch'
+        variant.client === 'postStatus'
           ? `at ${variant.limit} in flight`
-          : `at ${variant.limit} in flight, POSTs by node:http (a what-if notifier)`;
+          : `at ${variant.limit} in flight, the notifier's POSTs by fetch through its post option (fetch, for comparison, not what the kit uses)`;
       out.rows.push({
         group: 'notify',
         metric: `${int(BURST_CARDS)} cards due at one instant, the scheduler alone (memory): last arrival − due ${what}${ofTwo}`,
-        value: `${msText(d.lastMs)} (p50 ${msText(d.p50Ms)}); ${int(d.cpuUs)} µs CPU per delivery`,
-        baseline: `${msText(kit.lastMs)} (p50 ${msText(kit.p50Ms)}); ${int(kit.cpuUs)} µs, the kit's: 64 in flight, fetch`,
-        ratio: `${fixed(d.lastMs / kit.lastMs, 2)}×`,
+        value: drainText(d),
+        baseline: `${drainText(kit)}: the kit's, 64 in flight by postStatus`,
+        ratio: `${fixed(d.lastMs / kit.lastMs, 2)}× (CPU per delivery ${fixed(d.cpuUs / kit.cpuUs, 2)}×)`,
         target:
-          variant.client === 'fetch'
+          variant.client === 'postStatus'
             ? 'for information (is the limit the bottleneck?)'
-            : 'for information (what another HTTP client would save)',
-        raw: { limit: variant.limit, lastMs: d.lastMs, cpuUs: d.cpuUs, kitLastMs: kit.lastMs, kitCpuUs: kit.cpuUs },
+            : 'for information (what postStatus saves over fetch)',
+        raw: {
+          limit: variant.limit,
+          lastMs: d.lastMs,
+          cpuUs: d.cpuUs,
+          busy: d.busy,
+          kitLastMs: kit.lastMs,
+          kitCpuUs: kit.cpuUs,
+          kitBusy: kit.busy,
+        },
       });
     }
 
@@ -1068,17 +1062,20 @@ async function measureDiag(): Promise<CycleFindings> {
     const session = new Session();
     session.connect();
     await session.post('Profiler.enable');
-    const { profile } = await drain(receiver, VARIANTS[1]!, BURST_CARDS, 'profiled', session);
+    const profiled = await drain(receiver, KIT_VARIANT, BURST_CARDS, 'profiled', session);
     session.disconnect();
-    const where = summarizeProfile(profile as unknown as Parameters<typeof summarizeProfile>[0], 14);
-    const label = (name: string) =>
-      name.replace(/^bench\/results\/build\//, '').replace(/^node: internal\/deps$/, 'node: internal/deps (undici, behind fetch)');
+    const where = summarizeProfile(profiled.profile as Parameters<typeof summarizeProfile>[0], 14);
+    const label = (name: string) => name.replace(/^bench\/results\/build\//, '');
     // The idle loop, and the profiler's own work (node: inspector), are not the delivery's.
     const counted = where.buckets.filter((b) => b.name !== '(idle)' && b.name !== 'node: inspector');
     const busy = counted.reduce((t, b) => t + b.ms, 0);
+    const cpuMs = (profiled.cpuUs * BURST_CARDS) / 1000;
+    const systemMs = (profiled.systemUs * BURST_CARDS) / 1000;
     out.tables.push(
       '',
-      `Where this process's CPU went while the scheduler alone delivered ${int(BURST_CARDS)} cards due at one instant, as the kit does (64 in flight, fetch) (V8 CPU profile over the delivery, self time by source, the largest; idle and the profiler's own work left out; ${msText(busy)} of ${msText(where.totalMs)} sampled):`,
+      `Where this process's time went while the scheduler alone delivered ${int(BURST_CARDS)} cards due at one instant, as the kit does (64 in flight, postStatus) ` +
+        `(V8 CPU profile over the delivery, self time by source, the largest; idle and the profiler's own work left out; ${msText(busy)} of ${msText(where.totalMs)} sampled; ` +
+        `the samples are wall time on the main thread, and this process's CPU over the same drain was ${msText(cpuMs)}, ${msText(systemMs)} of it in the kernel, ${pct(profiled.busy)} of a core):`,
       '',
       '| source | ms | share |',
       '|---|---|---|',
@@ -1086,13 +1083,14 @@ async function measureDiag(): Promise<CycleFindings> {
     );
     out.detail = {
       profile: where,
+      profiledDrain: { lastMs: profiled.lastMs, cpuUs: profiled.cpuUs, systemUs: profiled.systemUs, busy: profiled.busy },
       signUs: sign,
       readUs: read,
       claimUs: claim,
-      httpUs: http,
-      httpCpuUs: httpCpu,
-      nodeHttpUs: nodeHttp,
-      nodeHttpCpuUs: nodeHttpCpu,
+      postUs: postWall,
+      postCpuUs: postCpu,
+      fetchUs: fetchWall,
+      fetchCpuUs: fetchCpu,
       rounds,
       drainOrder: order.map((v) => v.key),
     };
