@@ -98,7 +98,8 @@ async function main() {
   });
   listener = demo.listener;
 
-  const label = target.kind === 'redis' ? target.label : config.storeUrl;
+  // A URL's label never shows its password.
+  const label = 'label' in target ? target.label : config.storeUrl;
   console.log(
     `model: ${scripted ? `embedded scripted assistant at ${baseURL}` : `${model} at ${printableUrl(baseURL)}`}; store: ${label}; server: ${config.server}; runtime: ${config.runtime}${config.runtime === 'ai-sdk' ? ` (${config.aiSdkApi})` : ''}; host: ${config.hostMode}; developer trace: ${config.trace ? 'on (ASK_USER_TRACE=1: free text kept in memory)' : 'off'}`,
   );
