@@ -26,8 +26,9 @@ export interface WebhookNotifierOptions {
   /** Names it among the kit's notifiers. @default 'webhook' */
   name?: string;
   /**
-   * How one POST is made, answered by its status (a bench times it). @default `node:http(s)` over one
-   * keep-alive agent per notifier
+   * How one POST is made, answered by its status (a bench times it); `signal` aborts it when the kit
+   * closes, and the time limit is its own. @default `node:http(s)` over one keep-alive agent per notifier,
+   * limited to `timeoutMs`
    */
   post?: (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<number>;
   /** For tests: the wait between attempts. */
@@ -67,7 +68,8 @@ class WebhookNotifier implements Notifier {
     this.#delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     // One keep-alive agent per notifier: a burst of deliveries reuses its connections.
     const agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-    this.#post = options.post ?? ((target, headers, body, signal) => postStatus(target, headers, body, { agent, signal }));
+    const timeoutMs = this.#timeoutMs;
+    this.#post = options.post ?? ((target, headers, body, signal) => postStatus(target, headers, body, { agent, signal, timeoutMs }));
     this.#sleep = options.sleep ?? abortableSleep;
   }
 
@@ -97,7 +99,7 @@ class WebhookNotifier implements Notifier {
     };
     try {
       // Redirects are not followed: a 3xx ends it as any status that is not retryable does.
-      const status = await this.#post(this.#url, headers, body, AbortSignal.any([closing, AbortSignal.timeout(this.#timeoutMs)]));
+      const status = await this.#post(this.#url, headers, body, closing);
       return retryable(status) ? 'retry' : 'done';
     } catch {
       return 'retry';

@@ -235,7 +235,8 @@ export class WebPushNotifier implements Notifier {
       this.#agent ??= this.guard.agent(this.#agentOptions);
       status = await postStatus(url, headers, body, {
         agent: this.#agent,
-        signal: AbortSignal.any([closing, AbortSignal.timeout(this.#timeoutMs)]),
+        signal: closing,
+        timeoutMs: this.#timeoutMs,
       });
     } catch (err) {
       // A refusal at connect time is the guard's: the name now resolves to a refused address.

@@ -153,6 +153,40 @@ describe('the Standard Webhooks notifier (contract §13)', () => {
     assert.equal(failing.deliveries.length, 5);
   });
 
+  it('an attempt that gets no answer within timeoutMs times out and is retried with the same webhook-id', async () => {
+    let first = true;
+    const ids: string[] = [];
+    const server = createServer((req, res) => {
+      ids.push(String(req.headers['webhook-id']));
+      req.resume();
+      if (first) {
+        first = false;
+        return; // never answers: the attempt must time out
+      }
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    const store = await openStore('memory');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const kit = createAskUserKit({
+      store,
+      authorize: allowAnyCaller,
+      logger: memoryAuditLogger(),
+      notifyAfterMs: 0,
+      notifiers: [webhookNotifier({ url, secret: SECRET, timeoutMs: 300, retryDelaysMs: [50, 50] })],
+    });
+    cleanups.push(async () => (await kit.close(), await store.close()));
+    const { record } = await kit.ask(FORM, { sessionId: 'w-timeout', toolCallId: 'call_t' });
+    const until = Date.now() + 10_000;
+    while (ids.length < 2) {
+      assert.ok(Date.now() < until, `a second attempt after the timeout (got ${ids.length})`);
+      await pause(50);
+    }
+    await pause(300);
+    assert.deepEqual(ids, [record.requestId, record.requestId]);
+  });
+
   it('no retry once the card closed', async () => {
     const hook = await receiver([500, 500, 500]);
     cleanups.push(() => hook.close());
