@@ -5,7 +5,7 @@
  */
 import { openStore, parseStoreUrl } from '../store/index.js';
 import { resolveLogLimits, type EventLog } from '../store/event-log.js';
-import { StoreUnavailableError, type PendingStore, type StoreOptions } from '../store/types.js';
+import { StoreUnavailableError, type PendingStore, type StateKeyOptions, type StoreOptions } from '../store/types.js';
 
 export interface LazyStore extends PendingStore {
   /** Resolves once the backend is open; rejects with the open error. */
@@ -46,10 +46,10 @@ export function lazyStore(url: string, options: StoreOptions = {}): LazyStore {
     currentOf: async (sessionId) => (await ready()).currentOf(sessionId),
     claim: async (requestId, resolution, claimOptions) => (await ready()).claim(requestId, resolution, claimOptions),
     markToolResultWritten: async (requestId) => (await ready()).markToolResultWritten(requestId),
-    getState: async <T>(key: string) => (await ready()).getState<T>(key),
+    getState: async <T>(key: string, stateOptions?: StateKeyOptions) => (await ready()).getState<T>(key, stateOptions),
     putState: async (key, value, putOptions) => (await ready()).putState(key, value, putOptions),
     casState: async (key, value, putOptions) => (await ready()).casState(key, value, putOptions),
-    deleteState: async (key, ifVersion) => (await ready()).deleteState(key, ifVersion),
+    deleteState: async (key, ifVersion, stateOptions) => (await ready()).deleteState(key, ifVersion, stateOptions),
     listState: async <T>(prefix: string, listOptions?: { cursor?: string; limit?: number }) =>
       (await ready()).listState<T>(prefix, listOptions),
     getMany: async (requestIds) => (await ready()).getMany(requestIds),

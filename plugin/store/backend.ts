@@ -31,9 +31,14 @@ export interface SwapRequest {
 }
 
 export interface Backend {
-  readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres';
+  readonly kind: 'memory' | 'sqlite' | 'redis' | 'redis-cluster' | 'postgres';
   /** Human description for error messages, without credentials. */
   readonly label: string;
+  /**
+   * The backend shards by hash slot and runs an atomic script on keys of one slot only: the store then
+   * ends every key with its session's `{slot tag}` (physical-keys.ts). Other backends keep plain keys.
+   */
+  readonly slotted?: true;
   /**
    * Every operation settles in the caller's own microtasks (no I/O, no timers), so it cannot hang: the
    * store skips its per-operation timeout. Only the built-in memory backend says so; a wrapper must not.

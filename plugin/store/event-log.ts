@@ -128,16 +128,15 @@ export function resolveLogLimits(given: Partial<LogLimits> = {}): LogLimits {
 }
 
 /**
- * The session-level log over a backend: keys in the store's namespace, every call through `operation`
- * (the store's closed check and time budget).
+ * The session-level log over a backend: keys in the store's namespace (`key` names a session's log, see
+ * physical-keys.ts), every call through `operation` (the store's closed check and time budget).
  */
 export function eventLogOver(
   backend: LogBackend,
-  namespace: string,
+  key: (sessionId: string) => string,
   limits: LogLimits,
   operation: <T>(name: string, work: () => Promise<T>) => Promise<T>,
 ): EventLog {
-  const key = (sessionId: string) => `${namespace}:log:${sessionId}`;
   return {
     limits,
     append: (sessionId, frames) => operation('log append', () => backend.append(key(sessionId), frames, limits)),

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeEnvelope, encodeEnvelope, type Backend, type Expectation } from './backend.js';
 import { eventLogOver, resolveLogLimits, type LogLimits } from './event-log.js';
 import { MemoryLog } from './memory-log.js';
+import { physicalKeys } from './physical-keys.js';
 import { asStoreFailure, StoreError, withinBudget } from './store-errors.js';
 import {
   isPastExpiry,
@@ -23,6 +24,7 @@ import {
   type Resolution,
   type StateEntry,
   type StatePage,
+  type StateKeyOptions,
   type StoreOptions,
 } from './types.js';
 
@@ -79,6 +81,7 @@ export function resolveOptions(options: StoreOptions = {}): Required<StoreOption
     namespace = 'ask_user',
     sqliteSynchronous = 'normal',
     postgresPoolSize = DEFAULT_POSTGRES_POOL_SIZE,
+    clusterWaitReplicas = 1,
   } = options;
   if (!Number.isFinite(retentionMs) || retentionMs <= 0) {
     throw new StoreError('invalid_store_options', `retentionMs must be a positive number of milliseconds, got ${retentionMs}`);
@@ -98,13 +101,16 @@ export function resolveOptions(options: StoreOptions = {}): Required<StoreOption
   if (!Number.isSafeInteger(postgresPoolSize) || postgresPoolSize < 1) {
     throw new StoreError('invalid_store_options', `postgresPoolSize must be a positive integer, got ${postgresPoolSize}`);
   }
+  if (!Number.isSafeInteger(clusterWaitReplicas) || clusterWaitReplicas < 0) {
+    throw new StoreError('invalid_store_options', `clusterWaitReplicas must be a whole number >= 0, got ${clusterWaitReplicas}`);
+  }
   let eventLog: LogLimits;
   try {
     eventLog = resolveLogLimits(options.eventLog);
   } catch (error) {
     throw new StoreError('invalid_store_options', (error as Error).message);
   }
-  return { retentionMs, timeoutMs, now, namespace, sqliteSynchronous, postgresPoolSize, eventLog };
+  return { retentionMs, timeoutMs, now, namespace, sqliteSynchronous, postgresPoolSize, clusterWaitReplicas, eventLog };
 }
 
 /** The backend write deadline sits before the caller's timeout so the reply has time to come back. */
@@ -118,9 +124,10 @@ const ttlUntil = (purgeAt: number, now: number): number => Math.max(1, purgeAt -
 export function createKeyedStore(backend: Backend, options: StoreOptions = {}): PendingStore {
   const { retentionMs, timeoutMs, now: clock, namespace, eventLog } = resolveOptions(options);
   const margin = writeMargin(timeoutMs);
-  const interactionKey = (requestId: string) => `${namespace}:interaction:${requestId}`;
-  const sessionKey = (sessionId: string) => `${namespace}:session:${sessionId}`;
-  const stateKey = (key: string) => `${namespace}:state:${key}`;
+  const keys = physicalKeys(namespace, backend.slotted === true);
+  const interactionKey = keys.interaction;
+  const sessionKey = keys.session;
+  const stateKey = keys.state;
   let closed = false;
   const recent = new Map<string, string>();
   const remember = (key: string, raw: string | undefined) => {
@@ -181,7 +188,7 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
   return {
     kind: backend.kind,
     // A backend without a log of its own (a custom one) logs in this process only.
-    log: eventLogOver(backend.log ?? MemoryLog.of(backend), namespace, eventLog, (name, work) => operation(name, () => work())),
+    log: eventLogOver(backend.log ?? MemoryLog.of(backend), keys.log, eventLog, (name, work) => operation(name, () => work())),
 
     create: (record) =>
       operation('create', async (deadline) => {
@@ -248,9 +255,9 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
         }),
       ),
 
-    getState: <T>(key: string) =>
+    getState: <T>(key: string, getOptions?: StateKeyOptions) =>
       operation('getState', async (): Promise<StateEntry<T> | undefined> => {
-        const { value } = await load<StoredState<T>>(stateKey(key));
+        const { value } = await load<StoredState<T>>(stateKey(key, getOptions?.sessionId));
         if (value === undefined || (value.purgeAt !== undefined && clock() >= value.purgeAt)) return undefined;
         return { value: value.value, version: value.version };
       }),
@@ -259,17 +266,18 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
 
     casState,
 
-    deleteState: (key, ifVersion) =>
+    deleteState: (key, ifVersion, deleteOptions) =>
       operation('deleteState', async (deadline) => {
+        const physical = stateKey(key, deleteOptions?.sessionId);
         // With a version, one conditional delete settles it unless the row is in an older shape.
-        if (ifVersion !== undefined && (await write(stateKey(key), versionOf(ifVersion), null, undefined, deadline))) return true;
+        if (ifVersion !== undefined && (await write(physical, versionOf(ifVersion), null, undefined, deadline))) return true;
         return untilSwapped('deleteState', key, async () => {
-          const loaded = await load<StoredState<unknown>>(stateKey(key));
+          const loaded = await load<StoredState<unknown>>(physical);
           const live = liveState(loaded.value, clock());
           if (loaded.raw === undefined) return { done: false };
           if (ifVersion !== undefined && live?.version !== ifVersion) return { done: false };
           // A dead row is removed too, but only a live one counts as "deleted" for the caller.
-          return (await write(stateKey(key), { kind: 'raw', raw: loaded.raw }, null, undefined, deadline))
+          return (await write(physical, { kind: 'raw', raw: loaded.raw }, null, undefined, deadline))
             ? { done: live !== undefined }
             : RETRY;
         });
@@ -277,12 +285,12 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
 
     listState: <T>(prefix: string, { cursor, limit = 500 }: { cursor?: string; limit?: number } = {}) =>
       operation('listState', async (): Promise<StatePage<T>> => {
-        const full = stateKey(prefix);
+        const full = keys.statePrefix(prefix);
         const page = await backend.scan(full, cursor, limit);
         const now = clock();
         const entries = page.entries.flatMap(([key, raw]) => {
           const live = liveState(decodeEnvelope<StoredState<T>>(raw, key), now);
-          return key.startsWith(full) && live ? [{ key: key.slice(stateKey('').length), value: live.value, version: live.version }] : [];
+          return key.startsWith(full) && live ? [{ key: keys.logicalState(key), value: live.value, version: live.version }] : [];
         });
         return page.cursor === undefined ? { entries } : { entries, cursor: page.cursor };
       }),
@@ -361,7 +369,8 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
 
   async function casState<T>(key: string, value: T, putOptions: PutStateOptions = {}): Promise<string | undefined> {
     return operation('putState', async (deadline) => {
-      const { ifVersion, ttlMs } = putOptions;
+      const { ifVersion, ttlMs, sessionId } = putOptions;
+      const physical = stateKey(key, sessionId);
       if (ttlMs !== undefined && (!Number.isFinite(ttlMs) || ttlMs <= 0)) {
         throw new StoreError('invalid_store_options', `putState ttlMs must be a positive number, got ${ttlMs}`);
       }
@@ -375,9 +384,9 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
       const first = fresh(clock());
       const expect: Expectation =
         ifVersion === undefined ? { kind: 'any' } : ifVersion === null ? { kind: 'absent' } : versionOf(ifVersion);
-      if (await write(stateKey(key), expect, first, ttlMs, deadline)) return first.version;
+      if (await write(physical, expect, first, ttlMs, deadline)) return first.version;
       return untilSwapped('putState', key, async () => {
-        const loaded = await load<StoredState<T>>(stateKey(key));
+        const loaded = await load<StoredState<T>>(physical);
         const now = clock();
         const live = liveState(loaded.value, now);
         if (ifVersion === null && live !== undefined) return { done: undefined };
@@ -385,7 +394,7 @@ export function createKeyedStore(backend: Backend, options: StoreOptions = {}): 
         const next = fresh(now);
         const expectRead = ifVersion === undefined ? ({ kind: 'any' } as const) : expectFor(loaded.raw);
         // Someone who wrote between our read and our swap makes it fail; the next read says whether it still fits.
-        return (await write(stateKey(key), expectRead, next, ttlMs, deadline)) ? { done: next.version } : RETRY;
+        return (await write(physical, expectRead, next, ttlMs, deadline)) ? { done: next.version } : RETRY;
       });
     });
   }

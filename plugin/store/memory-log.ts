@@ -17,7 +17,12 @@ import {
 
 /** The log a store without one gets (a store of a host's own): in this process, with the default limits. */
 export function inProcessLog(owner: object): EventLog {
-  return eventLogOver(MemoryLog.of(owner), 'ask_user', DEFAULT_LOG_LIMITS, (_name, work) => work());
+  return eventLogOver(
+    MemoryLog.of(owner),
+    (sessionId) => `ask_user:log:${sessionId}`,
+    DEFAULT_LOG_LIMITS,
+    (_name, work) => work(),
+  );
 }
 
 interface SessionLog {

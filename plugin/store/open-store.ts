@@ -9,7 +9,8 @@ import { parseStoreUrl } from './store-url.js';
 import type { PendingStore, StoreOptions } from './types.js';
 
 /**
- * Opens a store for `memory`, `sqlite://<file path>`, `redis://host:port[/db]` (`rediss://` for TLS) or
+ * Opens a store for `memory`, `sqlite://<file path>`, `redis://host:port[/db]` (`rediss://` for TLS),
+ * `redis+cluster://host:port,host:port` (Redis Cluster, any of its nodes) or
  * `postgres://user:password@host:port/db` (`postgresql://` too; pg's query parameters such as `sslmode` apply).
  * Rejects with StoreError `invalid_store_url` for any other form, and with StoreUnavailableError when the
  * backend cannot be reached within `timeoutMs`.
@@ -32,6 +33,11 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
     case 'redis': {
       const { openRedisBackend } = await import('./redis-backend.js');
       return createKeyedStore(await openRedisBackend(target, { timeoutMs: resolved.timeoutMs }), resolved);
+    }
+    case 'redis-cluster': {
+      const { openRedisClusterBackend } = await import('./redis-cluster-backend.js');
+      const backend = await openRedisClusterBackend(target, { timeoutMs: resolved.timeoutMs, waitReplicas: resolved.clusterWaitReplicas });
+      return createKeyedStore(backend, resolved);
     }
     case 'postgres': {
       // Loaded on demand, like the Redis client: a host on another backend never loads pg.

@@ -23,7 +23,7 @@ export interface RedisBackendOptions {
 // deadline on the server clock in ms (0 = none), delete (1|0), the caller's logical now (version mode).
 // Returns 1 written, 0 expectation failed, -1 too late. The version is read from the row's head
 // (backend.ts, stateHead), so a large value is never decoded here.
-const SWAP = new LuaScript(`
+export const SWAP = new LuaScript(`
 if ARGV[5] ~= '0' then
   local t = redis.call('TIME')
   local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -101,20 +101,8 @@ export async function openRedisBackend(target: { url: string; label: string }, {
     throw error;
   }
 
-  async function swap({ key, expect, next, ttlMs, deadline }: SwapRequest): Promise<boolean> {
-    const serverDeadline = offsetMs === undefined ? 0 : Math.floor(deadline + offsetMs);
-    const reply = await SWAP.run(client, {
-      keys: [key],
-      arguments: [
-        expect.kind,
-        expect.kind === 'raw' ? expect.raw : expect.kind === 'version' ? expect.version : '',
-        next ?? '',
-        String(ttlMs === undefined ? 0 : Math.max(1, Math.ceil(ttlMs))),
-        String(serverDeadline),
-        next === null ? '1' : '0',
-        expect.kind === 'version' ? String(expect.liveAt) : '0',
-      ],
-    });
+  async function swap(request: SwapRequest): Promise<boolean> {
+    const reply = await SWAP.run(client, { keys: [request.key], arguments: swapArguments(request, offsetMs) });
     if (reply === -1) throw new StoreUnavailableError(`${target.label} ran the write after its deadline; nothing was written`);
     return reply === 1;
   }
@@ -146,5 +134,18 @@ export async function openRedisBackend(target: { url: string; label: string }, {
   };
 }
 
+/** The SWAP script's arguments for a request; `offsetMs` (server clock minus ours) places the deadline. */
+export function swapArguments({ expect, next, ttlMs, deadline }: SwapRequest, offsetMs: number | undefined): string[] {
+  return [
+    expect.kind,
+    expect.kind === 'raw' ? expect.raw : expect.kind === 'version' ? expect.version : '',
+    next ?? '',
+    String(ttlMs === undefined ? 0 : Math.max(1, Math.ceil(ttlMs))),
+    String(offsetMs === undefined ? 0 : Math.floor(deadline + offsetMs)),
+    next === null ? '1' : '0',
+    expect.kind === 'version' ? String(expect.liveAt) : '0',
+  ];
+}
+
 /** A prefix taken literally in a SCAN pattern. */
-const globEscape = (prefix: string): string => prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+export const globEscape = (prefix: string): string => prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`);

@@ -10,10 +10,12 @@
  *
  * '#' never occurs in a run id, so no suffix of one session's keys is another session's. Every key of a
  * session gets the same PEXPIRE on each append, so the session's log expires as one. The scripts derive
- * the run keys from K, which a standalone Redis allows (the backend does not speak Redis Cluster).
+ * the run keys from K: a standalone Redis allows it, and on Redis Cluster K ends with the session's
+ * `{slot tag}` (physical-keys.ts), so every derived key and the channel hash to K's slot.
  *
- * Watching uses one more connection per backend, made on the first watch: SUBSCRIBE for each watched key,
- * UNSUBSCRIBE when its last listener goes. Idle watchers cost nothing beyond that connection.
+ * How it talks to Redis is a LogConnection: one server (below), or a cluster (redis-cluster-log.ts), which
+ * publishes and subscribes with sharded pub/sub. Watching subscribes for each watched key, unsubscribes
+ * when its last listener goes; idle watchers cost nothing beyond the subscriber connection(s).
  */
 import { createHash } from 'node:crypto';
 import type { RedisClientType } from '@keyv/redis';
@@ -33,11 +35,11 @@ import { StoreUnavailableError } from './types.js';
 /** The client the backend makes: no modules, functions or scripts of its own, RESP2, no type mapping. */
 export type RedisClient = RedisClientType<{}, {}, {}, 2, {}>;
 
-interface ScriptOptions {
+export interface ScriptOptions {
   keys: string[];
   arguments: string[];
 }
-interface ScriptRunner {
+export interface ScriptRunner {
   evalSha(sha: string, options: ScriptOptions): Promise<unknown>;
   eval(script: string, options: ScriptOptions): Promise<unknown>;
 }
@@ -49,6 +51,14 @@ interface ScriptRunner {
 export class LuaScript {
   readonly #source: string;
   readonly #sha: string;
+
+  get source(): string {
+    return this.#source;
+  }
+
+  get sha(): string {
+    return this.#sha;
+  }
 
   constructor(source: string) {
     this.#source = source;
@@ -65,6 +75,31 @@ export class LuaScript {
   }
 }
 
+/** How the log reaches Redis: one server, or a cluster by each key's slot. */
+export interface LogConnection {
+  /** Runs a script; every key it is given sits in one slot. */
+  run(script: LuaScript, options: ScriptOptions): Promise<unknown>;
+  /** The script that appends, publishing with this connection's kind of pub/sub. */
+  readonly append: LuaScript;
+  publish(channel: string, message: string): Promise<unknown>;
+  /** The wake-up channel of a log key. */
+  channel(key: string): string;
+  /** What a log key's own keys start with: the key itself, or on a cluster one that fixes its slot. */
+  base(key: string): string;
+  /**
+   * Opens the subscribing side; `onBack` runs whenever it comes back from a lost connection (subscriptions
+   * restored), since what was published meanwhile is lost.
+   */
+  openSubscriber(onBack: () => void): Promise<LogSubscriber>;
+}
+
+export interface LogSubscriber {
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  unsubscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  readonly isOpen: boolean;
+  close(): Promise<void>;
+}
+
 /** What an append publishes; a signal publishes SIGNAL_PREFIX and its text. */
 const APPEND_MESSAGE = 'append';
 const SIGNAL_PREFIX = 'signal:';
@@ -72,8 +107,9 @@ const SIGNAL_PREFIX = 'signal:';
 // KEYS: run order, bytes per run, this run's frames. ARGV: run id, window ms, max frames, max bytes, max
 // runs, run key prefix, channel, '1' when the frames replace the run's older ones (the batch alone was
 // over the bounds), then the frames. Frames at or before the run's last kept seq are skipped, so an append
-// retried after a timeout adds nothing twice.
-const APPEND = new LuaScript(`
+// retried after a timeout adds nothing twice. `publish` is PUBLISH, or SPUBLISH on a cluster.
+export const appendScript = (publish: 'PUBLISH' | 'SPUBLISH'): LuaScript =>
+  new LuaScript(`
 local runs, sizes, run = KEYS[1], KEYS[2], KEYS[3]
 local id, prefix = ARGV[1], ARGV[6]
 local maxFrames, maxBytes, maxRuns = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -122,9 +158,10 @@ redis.call('HSET', sizes, id, bytes)
 redis.call('PEXPIRE', runs, ARGV[2])
 redis.call('PEXPIRE', sizes, ARGV[2])
 for _, kept in ipairs(redis.call('LRANGE', runs, 0, -1)) do redis.call('PEXPIRE', prefix .. kept, ARGV[2]) end
-redis.call('PUBLISH', ARGV[7], '${APPEND_MESSAGE}')
+redis.call('${publish}', ARGV[7], '${APPEND_MESSAGE}')
 return 1
 `);
+const APPEND = appendScript('PUBLISH');
 
 // KEYS: run order. ARGV: run key prefix, the position's run ('' for none) and seq. Returns the runs from the
 // position's on, each as { run id, frames... }; none when the position's run is not kept. Of the
@@ -179,29 +216,29 @@ export interface RedisLogOptions {
 }
 
 export class RedisLog implements LogBackend {
-  readonly #client: RedisClient;
+  readonly #connection: LogConnection;
   readonly #label: string;
   readonly #timeoutMs: number;
-  readonly #database: number;
-  /** The subscriber connection, made on the first watch. */
-  #subscriber: Promise<RedisClient> | undefined;
+  /** The subscribing side, opened on the first watch. */
+  #subscriber: Promise<LogSubscriber> | undefined;
   /** Every current watcher, to be woken when the subscriber comes back from a lost connection. */
   readonly #watchers = new Set<Listener>();
   #closed = false;
 
-  constructor(client: RedisClient, { label, timeoutMs }: RedisLogOptions) {
-    this.#client = client;
+  /** A standalone server's client, or a connection of another shape (a cluster's). */
+  constructor(client: RedisClient | LogConnection, { label, timeoutMs }: RedisLogOptions) {
+    this.#connection = 'openSubscriber' in client ? client : serverConnection(client, { label, timeoutMs });
     this.#label = label;
     this.#timeoutMs = timeoutMs;
-    this.#database = client.options?.database ?? 0;
   }
 
-  async append(key: string, frames: readonly LogFrame[], limits: LogLimits): Promise<void> {
+  async append(logKey: string, frames: readonly LogFrame[], limits: LogLimits): Promise<void> {
     if (frames.length === 0) return;
+    const key = this.#connection.base(logKey);
     const runId = frames[0]!.runId;
     // A batch over the run's bounds by itself keeps only its newest frames, and none of the run's older ones.
     const start = keptFrom(frames, limits);
-    await APPEND.run(this.#client, {
+    await this.#connection.run(this.#connection.append, {
       keys: [`${key}#runs`, `${key}#bytes`, `${key}#run:${runId}`],
       arguments: [
         runId,
@@ -210,15 +247,16 @@ export class RedisLog implements LogBackend {
         String(limits.maxBytes),
         String(limits.maxRuns),
         `${key}#run:`,
-        this.#channel(key),
+        this.#connection.channel(key),
         start > 0 ? '1' : '0',
         ...frames.slice(start).map(encodeFrame),
       ],
     });
   }
 
-  async read(key: string, after?: LogPosition): Promise<LogRead> {
-    const reply = (await READ.run(this.#client, {
+  async read(logKey: string, after?: LogPosition): Promise<LogRead> {
+    const key = this.#connection.base(logKey);
+    const reply = (await this.#connection.run(READ, {
       keys: [`${key}#runs`],
       arguments: [`${key}#run:`, after?.runId ?? '', String(after?.seq ?? 0)],
     })) as string[][];
@@ -226,14 +264,15 @@ export class RedisLog implements LogBackend {
     return framesAfter(runs, after);
   }
 
-  async last(key: string): Promise<LogFrame | undefined> {
-    const reply = (await LAST.run(this.#client, { keys: [`${key}#runs`], arguments: [`${key}#run:`] })) as [string, string] | null;
+  async last(logKey: string): Promise<LogFrame | undefined> {
+    const key = this.#connection.base(logKey);
+    const reply = (await this.#connection.run(LAST, { keys: [`${key}#runs`], arguments: [`${key}#run:`] })) as [string, string] | null;
     return reply ? decodeFrame(reply[0], reply[1]) : undefined;
   }
 
   async watch(key: string, listener: Listener): Promise<() => void> {
     const subscriber = await this.#connectSubscriber();
-    const channel = this.#channel(key);
+    const channel = this.#connection.channel(this.#connection.base(key));
     // node-redis keeps a listener until the server confirms the UNSUBSCRIBE; this one stops at once.
     let active = true;
     const wake: Listener = (signal) => {
@@ -258,7 +297,7 @@ export class RedisLog implements LogBackend {
   }
 
   async signal(key: string, signal: string): Promise<void> {
-    await this.#client.publish(this.#channel(key), `${SIGNAL_PREFIX}${signal}`);
+    await this.#connection.publish(this.#connection.channel(this.#connection.base(key)), `${SIGNAL_PREFIX}${signal}`);
   }
 
   async close(): Promise<void> {
@@ -266,42 +305,58 @@ export class RedisLog implements LogBackend {
     this.#watchers.clear();
     const subscriber = await this.#subscriber?.catch(() => undefined);
     this.#subscriber = undefined;
-    if (subscriber) await closeClient(subscriber, this.#label, this.#timeoutMs);
+    if (subscriber) await subscriber.close();
   }
 
   #wakeAll(): void {
     for (const wake of [...this.#watchers]) wake();
   }
 
-  #channel(key: string): string {
-    return `${key}#wake@${this.#database}`;
-  }
-
-  #connectSubscriber(): Promise<RedisClient> {
+  #connectSubscriber(): Promise<LogSubscriber> {
     if (this.#closed) return Promise.reject(new StoreUnavailableError(`${this.#label}: the event log is closed`));
-    this.#subscriber ??= this.#openSubscriber().catch((error: unknown) => {
-      this.#subscriber = undefined;
-      throw error;
-    });
+    this.#subscriber ??= this.#connection
+      .openSubscriber(() => this.#wakeAll())
+      .catch((error: unknown) => {
+        this.#subscriber = undefined;
+        throw error;
+      });
     return this.#subscriber;
   }
+}
 
-  async #openSubscriber(): Promise<RedisClient> {
-    // Same options as the command connection (no offline queue, capped reconnects); after a reconnect
-    // node-redis subscribes again to every channel that has listeners.
-    const subscriber = this.#client.duplicate();
-    subscriber.on('error', () => undefined);
-    // 'ready' comes after the subscriptions are back: what was published meanwhile is lost, so every
-    // watcher is woken to read it (on the first connect there is none yet).
-    subscriber.on('ready', () => this.#wakeAll());
-    try {
-      await withinBudget(`connecting the event log's subscriber to ${this.#label}`, this.#timeoutMs, () => subscriber.connect());
-    } catch (error) {
-      if (subscriber.isOpen) subscriber.destroy();
-      throw error;
-    }
-    return subscriber;
-  }
+/** One standalone server: regular pub/sub on a second connection, the channel naming the database. */
+function serverConnection(client: RedisClient, { label, timeoutMs }: RedisLogOptions): LogConnection {
+  const database = client.options?.database ?? 0;
+  return {
+    run: (script, options) => script.run(client, options),
+    append: APPEND,
+    publish: (channel, message) => client.publish(channel, message),
+    // Pub/sub ignores the database number, so the channel carries it.
+    channel: (key) => `${key}#wake@${database}`,
+    base: (key) => key,
+    async openSubscriber(onBack) {
+      // Same options as the command connection (no offline queue, capped reconnects); after a reconnect
+      // node-redis subscribes again to every channel that has listeners.
+      const subscriber = client.duplicate();
+      subscriber.on('error', () => undefined);
+      // 'ready' comes after the subscriptions are back (on the first connect there is no watcher yet).
+      subscriber.on('ready', onBack);
+      try {
+        await withinBudget(`connecting the event log's subscriber to ${label}`, timeoutMs, () => subscriber.connect());
+      } catch (error) {
+        if (subscriber.isOpen) subscriber.destroy();
+        throw error;
+      }
+      return {
+        subscribe: (channel, listener) => subscriber.subscribe(channel, listener),
+        unsubscribe: (channel, listener) => subscriber.unsubscribe(channel, listener),
+        get isOpen() {
+          return subscriber.isOpen;
+        },
+        close: () => closeClient(subscriber, label, timeoutMs),
+      };
+    },
+  };
 }
 
 /** Closes a connection gracefully within the budget, else drops it: a paused server never answers the close. */

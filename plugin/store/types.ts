@@ -64,14 +64,23 @@ export interface StatePage<T> {
   cursor?: string;
 }
 
-export interface PutStateOptions {
+/** Where a state key lives. */
+export interface StateKeyOptions {
+  /**
+   * The session the key belongs to. A store that shards by slot (Redis Cluster) keeps it in that session's
+   * slot, beside its question and log; other stores ignore it. Give the same one on every call for a key.
+   */
+  sessionId?: string;
+}
+
+export interface PutStateOptions extends StateKeyOptions {
   /** `null`: write only if absent. A version: write only if unchanged since read. Omitted: unconditional. */
   ifVersion?: string | null;
   ttlMs?: number;
 }
 
 export interface PendingStore {
-  readonly kind: 'memory' | 'sqlite' | 'redis' | 'postgres' | (string & {});
+  readonly kind: 'memory' | 'sqlite' | 'redis' | 'redis-cluster' | 'postgres' | (string & {});
   /** Store a new pending interaction and make it the session's current one. */
   create(record: InteractionRecord): Promise<void>;
   /**
@@ -87,7 +96,7 @@ export interface PendingStore {
   markToolResultWritten(requestId: string): Promise<void>;
 
   /** Run state, fences and other small JSON values, with compare-and-set. */
-  getState<T>(key: string): Promise<StateEntry<T> | undefined>;
+  getState<T>(key: string, options?: StateKeyOptions): Promise<StateEntry<T> | undefined>;
   /** Returns false when `ifVersion` did not match (someone else wrote first). */
   putState<T>(key: string, value: T, options?: PutStateOptions): Promise<boolean>;
   /**
@@ -96,7 +105,7 @@ export interface PendingStore {
    */
   casState<T>(key: string, value: T, options?: PutStateOptions): Promise<string | undefined>;
   /** Deletes the live entry (only if it has `ifVersion`, when given); false when there was none to delete. */
-  deleteState(key: string, ifVersion?: string): Promise<boolean>;
+  deleteState(key: string, ifVersion?: string, options?: StateKeyOptions): Promise<boolean>;
   /**
    * Live state entries whose key starts with `prefix`, a page of about `limit` at a time; pass the returned
    * cursor back for the next page (none: done). Entries that exist throughout are listed at least once.
@@ -148,6 +157,12 @@ export interface StoreOptions {
    * instances share a default server. @default 4
    */
   postgresPoolSize?: number;
+  /**
+   * Redis Cluster: replicas that must confirm a write (WAIT) before it is acknowledged, so an answer
+   * acknowledged with 200 survives its master's failover. Costs one round trip per write; 0 turns it off.
+   * @default 1
+   */
+  clusterWaitReplicas?: number;
   /**
    * What the event log keeps (contract §11): `windowMs` after a session's last frame (the replay window,
    * default 10 minutes), per run `maxFrames` (10,000) and `maxBytes` (1 MiB), `maxRuns` (32) per session.

@@ -1,0 +1,245 @@
+/**
+ * Redis Cluster backend (contract §14), on node-redis's cluster client. The store ends every key of one
+ * session with that session's `{slot tag}` (physical-keys.ts, `slotted`), so a compare-and-swap is still
+ * one Lua script on one master, the same script as the single-server backend. The client follows MOVED
+ * and ASK itself; after a master dies it is asked to read the cluster's map again, so the slot's promoted
+ * replica takes over without a restart.
+ *
+ * Acknowledged means durable across a failover: after a swap wrote, `WAIT <clusterWaitReplicas>` on the
+ * same connection holds the reply until that many replicas have the write. One more round trip per
+ * write; a write no replica confirmed in time fails as unavailable, and a retry finds it (nothing is
+ * claimed twice). Reads go to masters only.
+ */
+import { createCluster, type RedisClientType, type RedisClusterType } from '@keyv/redis';
+import type { Backend, ScanPage, SwapRequest } from './backend.js';
+import { globEscape, SWAP, swapArguments } from './redis-backend.js';
+import { clusterLogConnection } from './redis-cluster-log.js';
+import { RedisLog, type LuaScript, type ScriptOptions } from './redis-log.js';
+import { withinBudget } from './store-errors.js';
+import { StoreUnavailableError } from './types.js';
+
+export type RedisClusterConnection = RedisClusterType<{}, {}, {}, 2, {}>;
+type NodeClient = RedisClientType<{}, {}, {}, 2, {}>;
+
+export interface RedisClusterBackendOptions {
+  /** The store's per-operation budget; connecting uses it too. */
+  timeoutMs: number;
+  /** Replicas that must have a write before it is acknowledged; 0 acknowledges on the master alone. */
+  waitReplicas: number;
+}
+
+/** A cluster that is failing over needs its map read again, but not more often than this. */
+const REDISCOVER_EVERY_MS = 200;
+
+export async function openRedisClusterBackend(
+  target: { rootNodes: ReadonlyArray<{ host: string; port: number }>; label: string; username?: string; password?: string },
+  { timeoutMs, waitReplicas }: RedisClusterBackendOptions,
+): Promise<Backend> {
+  const cluster: RedisClusterConnection = createCluster({
+    rootNodes: target.rootNodes.map(({ host, port }) => ({ socket: { host, port } })),
+    defaults: {
+      ...(target.username !== undefined ? { username: target.username } : {}),
+      ...(target.password !== undefined ? { password: target.password } : {}),
+      // While a node is disconnected, fail its commands at once instead of queueing them past the budget.
+      disableOfflineQueue: true,
+      commandsQueueMaxLength: 10_000,
+      socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
+    },
+  });
+  const rediscovery = new Rediscovery(cluster);
+  // Every node's failed reconnect is emitted; operations report failures, the process must not crash.
+  cluster.on('error', () => undefined);
+  cluster.on('node-error', () => rediscovery.nudge());
+  cluster.on('node-reconnecting', () => rediscovery.nudge());
+
+  /** Server clock minus ours, per node address, in ms (see redis-backend.ts); a node not yet measured writes without a deadline. */
+  const offsets = new Map<string, number>();
+  const calibrate = async (client: NodeClient) => {
+    let best: { rtt: number; offset: number } | undefined;
+    for (let sample = 0; sample < 3; sample++) {
+      const before = Date.now();
+      const reply = (await client.sendCommand(['TIME'])) as unknown as [string, string];
+      const after = Date.now();
+      const offset = Number(reply[0]) * 1000 + Number(reply[1]) / 1000 - (before + after) / 2;
+      if (best === undefined || after - before < best.rtt) best = { rtt: after - before, offset };
+    }
+    if (best) offsets.set(addressOf(client), best.offset);
+  };
+
+  try {
+    await withinBudget(`connecting to ${target.label}`, timeoutMs, async () => {
+      await cluster.connect();
+      await Promise.all(cluster.masters.map(async (master) => calibrate((await cluster.nodeClient(master)) as NodeClient)));
+    });
+  } catch (error) {
+    cluster.destroy();
+    throw error;
+  }
+
+  /** Runs `work` on the master of `key`'s slot, following MOVED and ASK; a lost node asks for a new map. */
+  async function onMaster<T>(key: string, work: (client: NodeClient, options: object | undefined) => Promise<T>): Promise<T> {
+    try {
+      return await cluster._execute(key, false, undefined, (client, options) => work(client as NodeClient, options));
+    } catch (error) {
+      rediscovery.nudge();
+      throw error;
+    }
+  }
+
+  /** A script by EVALSHA on the node, EVAL once when it does not know it (a promoted replica may not). */
+  async function runScript(client: NodeClient, options: object | undefined, script: LuaScript, { keys, arguments: args }: ScriptOptions) {
+    const tail = [String(keys.length), ...keys, ...args];
+    try {
+      return await client.sendCommand(['EVALSHA', script.sha, ...tail], options);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return client.sendCommand(['EVAL', script.source, ...tail], options);
+    }
+  }
+
+  async function swap(request: SwapRequest): Promise<boolean> {
+    return onMaster(request.key, async (client, options) => {
+      const offset = offsets.get(addressOf(client));
+      if (offset === undefined) calibrate(client).catch(() => undefined);
+      const reply = Number(await runScript(client, options, SWAP, { keys: [request.key], arguments: swapArguments(request, offset) }));
+      if (reply === -1) throw new StoreUnavailableError(`${target.label} ran the write after its deadline; nothing was written`);
+      if (reply !== 1) return false;
+      if (waitReplicas > 0) await confirmed(client, Math.max(1, request.deadline - Date.now()));
+      return true;
+    });
+  }
+
+  /** WAIT on the connection that wrote: it covers that connection's writes so far, ours among them. */
+  async function confirmed(client: NodeClient, waitMs: number): Promise<void> {
+    const acks = Number(await client.sendCommand(['WAIT', String(waitReplicas), String(Math.ceil(waitMs))]));
+    if (acks < waitReplicas) {
+      throw new StoreUnavailableError(
+        `${target.label}: the write reached ${acks} of ${waitReplicas} replica(s) in time, so it may not survive a failover; retry (the write is found, not repeated)`,
+      );
+    }
+  }
+
+  async function scan(prefix: string, cursor: string | undefined, limit: number): Promise<ScanPage> {
+    // The cursor is `<master index>:<that master's cursor>`, masters in address order; a failover
+    // meanwhile may repeat or skip keys of one master, which a sweep tolerates (backend.ts).
+    const masters = [...cluster.masters].sort((a, b) => a.address.localeCompare(b.address));
+    const [at, inner] =
+      cursor === undefined ? [0, '0'] : [Number(cursor.slice(0, cursor.indexOf(':'))), cursor.slice(cursor.indexOf(':') + 1)];
+    const master = masters[at];
+    if (master === undefined) return { entries: [] };
+    const client = (await cluster.nodeClient(master)) as NodeClient;
+    const reply = await client.scan(inner, { MATCH: `${globEscape(prefix)}*`, COUNT: limit });
+    const raws = await readMany(reply.keys);
+    // A key removed between the two commands has no row left: it is simply not listed.
+    const entries = reply.keys.flatMap((k, i): Array<[string, string]> => (raws[i] !== undefined ? [[k, raws[i]]] : []));
+    if (reply.cursor !== '0') return { entries, cursor: `${at}:${reply.cursor}` };
+    return at + 1 < masters.length ? { entries, cursor: `${at + 1}:0` } : { entries };
+  }
+
+  /** One GET per key (keys of many slots cannot share an MGET); the client pipelines them per node. */
+  async function readMany(keys: readonly string[]): Promise<Array<string | undefined>> {
+    return Promise.all(keys.map(read));
+  }
+
+  async function read(key: string): Promise<string | undefined> {
+    const raw = await onMaster(key, (client, options) => client.sendCommand(['GET', key], options));
+    return typeof raw === 'string' ? raw : undefined;
+  }
+
+  const log = new RedisLog(
+    clusterLogConnection(cluster, {
+      run: (script, options) => onMaster(options.keys[0]!, (client, commandOptions) => runScript(client, commandOptions, script, options)),
+      onBack: (listener) => {
+        cluster.on('node-ready', listener);
+        rediscovery.onChange(listener);
+      },
+    }),
+    { label: target.label, timeoutMs },
+  );
+
+  return {
+    kind: 'redis-cluster',
+    label: target.label,
+    slotted: true,
+    log,
+    read,
+    swap,
+    readMany,
+    scan,
+    close: async () => {
+      rediscovery.stop();
+      await log.close();
+      // A graceful close waits for pending replies, which a paused node never sends.
+      if (!cluster.isOpen) return;
+      await withinBudget(`closing ${target.label}`, timeoutMs, () => cluster.close()).catch(() => cluster.destroy());
+    },
+  };
+}
+
+/** `host:port` of a node's connection, as the client was told it. */
+function addressOf(client: NodeClient): string {
+  const socket = client.options?.socket as { host?: string; port?: number } | undefined;
+  return `${socket?.host ?? ''}:${socket?.port ?? ''}`;
+}
+
+/**
+ * Reads the cluster's slot map again when a node is lost. The client does so by itself only on MOVED,
+ * which a dead master never sends: until its replica is promoted and the map read again, its slots fail.
+ */
+class Rediscovery {
+  readonly #cluster: RedisClusterConnection;
+  readonly #listeners = new Set<() => void>();
+  #running = false;
+  #last = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(cluster: RedisClusterConnection) {
+    this.#cluster = cluster;
+  }
+
+  /** Asks for a new map soon; repeated calls within REDISCOVER_EVERY_MS are one. */
+  nudge(): void {
+    if (this.#stopped || this.#running || this.#timer !== undefined) return;
+    const wait = Math.max(0, this.#last + REDISCOVER_EVERY_MS - Date.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#run();
+    }, wait);
+    this.#timer.unref();
+  }
+
+  /** `listener` runs after each map read that changed a slot's master. */
+  onChange(listener: () => void): void {
+    this.#listeners.add(listener);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#listeners.clear();
+  }
+
+  async #run(): Promise<void> {
+    this.#running = true;
+    this.#last = Date.now();
+    const before = this.#masterMap();
+    try {
+      const start = this.#cluster.masters[0]?.client;
+      if (start) await this.#cluster._slots.rediscover(start as never);
+    } catch {
+      // Nothing answered yet; the next lost command or reconnect asks again.
+    } finally {
+      this.#running = false;
+    }
+    if (this.#stopped || this.#masterMap() === before) return;
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  #masterMap(): string {
+    return this.#cluster.masters
+      .map((m) => m.address)
+      .sort()
+      .join(',');
+  }
+}

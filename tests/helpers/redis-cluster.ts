@@ -1,0 +1,218 @@
+/**
+ * A real Redis Cluster for tests: six `redis-server --cluster-enabled yes` on free 127.0.0.1 ports in one
+ * temp dir, joined by `redis-cli --cluster create` as three masters with a replica each. Helpers find a
+ * key's master, kill it like a crash and wait until its replica took over, and stop everything.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import { makeTempDir, type TempDir } from './temp-dir.js';
+
+const run = promisify(execFile);
+
+export interface ClusterNode {
+  readonly port: number;
+  readonly child: ChildProcess;
+}
+
+export interface RedisCluster {
+  /** `redis+cluster://127.0.0.1:<port>,…` over all six nodes. */
+  readonly url: string;
+  readonly nodes: readonly ClusterNode[];
+  /** `redis-cli -p <port> <args>` on one node, its output trimmed. */
+  cli(port: number, ...args: string[]): Promise<string>;
+  /** The slot Redis Cluster hashes `key` to. */
+  keySlot(key: string): Promise<number>;
+  /** The port of the master now serving `slot`. */
+  masterOf(slot: number): Promise<number>;
+  /** The ports of the nodes that are masters now. */
+  masters(): Promise<number[]>;
+  /**
+   * SIGKILL the master of `slot` (a crash) and wait until a replica serves the slot as master and the
+   * surviving nodes agree the cluster is ok. Returns the new master's port.
+   */
+  failMasterOf(slot: number): Promise<number>;
+  /** Kills every node and removes the temp dir. */
+  stop(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+export async function startRedisCluster(): Promise<RedisCluster> {
+  const dir = await makeTempDir('ask-user-redis-cluster-');
+  const ports: number[] = [];
+  while (ports.length < 6) {
+    const port = await freePort();
+    // The cluster bus listens on port + 10000: keep both free and distinct.
+    if (port < 55_000 && !ports.includes(port)) ports.push(port);
+  }
+  const nodes: ClusterNode[] = [];
+  const killed = new Set<number>();
+  try {
+    for (const port of ports) nodes.push({ port, child: await launch(port, dir) });
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
+      timeout: 30_000,
+    }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') throw new Error('redis-cli is not on PATH; install it (Debian: apt-get install -y redis-tools)');
+      throw error;
+    });
+    for (const port of ports)
+      await until(`node ${port} reports cluster_state:ok`, async () => (await info(port)).includes('cluster_state:ok'));
+    // A replica that never synced cannot take over (nor confirm a WAIT): wait until each master has one online.
+    await until('every master has an online replica', async () => {
+      const replication = await Promise.all(ports.map((p) => info(p, 'INFO', 'replication')));
+      return replication.filter((r) => r.includes('role:master') && /slave0:.*state=online/.test(r)).length === 3;
+    });
+  } catch (error) {
+    for (const node of nodes) node.child.kill('SIGKILL');
+    await dir.remove();
+    throw error;
+  }
+
+  const cli = async (port: number, ...args: string[]) =>
+    (await run('redis-cli', ['-p', String(port), ...args], { timeout: 10_000 })).stdout.trim();
+  const alive = () => ports.filter((p) => !killed.has(p));
+  /** Slot → master port, as a living node sees it. */
+  const slotMaster = async (slot: number, from: number): Promise<number | undefined> => {
+    const { stdout } = await run('redis-cli', ['-p', String(from), '--json', 'CLUSTER', 'SLOTS'], { timeout: 10_000 }).catch(() => ({
+      stdout: '[]',
+    }));
+    const ranges = JSON.parse(stdout) as Array<[number, number, [string, number, string]]>;
+    const range = ranges.find(([start, end]) => start <= slot && slot <= end);
+    return range?.[2][1];
+  };
+
+  const cluster: RedisCluster = {
+    url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
+    nodes,
+    cli,
+    keySlot: async (key) => Number(await cli(alive()[0]!, 'CLUSTER', 'KEYSLOT', key)),
+    masterOf: async (slot) => {
+      const port = await slotMaster(slot, alive()[0]!);
+      if (port === undefined) throw new Error(`no master serves slot ${slot}`);
+      return port;
+    },
+    masters: async () => {
+      const roles = await Promise.all(alive().map(async (p) => ((await cli(p, 'ROLE')).startsWith('master') ? [p] : [])));
+      return roles.flat();
+    },
+    async failMasterOf(slot) {
+      const old = await cluster.masterOf(slot);
+      const node = nodes.find((n) => n.port === old)!;
+      node.child.kill('SIGKILL');
+      killed.add(old);
+      let promoted: number | undefined;
+      await until(
+        `a replica takes over slot ${slot} from ${old}`,
+        async () => {
+          const views = await Promise.all(alive().map((p) => slotMaster(slot, p)));
+          promoted = views[0];
+          return promoted !== undefined && promoted !== old && views.every((v) => v === promoted);
+        },
+        30_000,
+      );
+      await until('the survivors agree the cluster is ok', async () => {
+        const states = await Promise.all(alive().map((p) => info(p)));
+        return states.every((s) => s.includes('cluster_state:ok'));
+      });
+      return promoted!;
+    },
+    async stop() {
+      for (const node of nodes) {
+        node.child.kill('SIGKILL');
+        await exited(node.child);
+      }
+      await dir.remove();
+    },
+  };
+  return cluster;
+}
+
+/** `CLUSTER INFO` (or the command given) on one node; empty when it does not answer. */
+const info = async (port: number, ...command: string[]): Promise<string> =>
+  (
+    await run('redis-cli', ['-p', String(port), ...(command.length > 0 ? command : ['CLUSTER', 'INFO'])], { timeout: 5_000 }).catch(() => ({
+      stdout: '',
+    }))
+  ).stdout;
+
+const exited = (c: ChildProcess) =>
+  new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())));
+
+async function launch(port: number, dir: TempDir): Promise<ChildProcess> {
+  // A node timeout of one second makes a failover take a few seconds, not fifteen.
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir.path,
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    `nodes-${port}.conf`,
+    '--cluster-node-timeout',
+    '1000',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ];
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redis-server (cluster node) did not become ready on port ${port} within 10 s; output:\n${output}`));
+    }, 10_000);
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    };
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      done(
+        error.code === 'ENOENT' ? new Error('redis-server is not on PATH; install it (Debian: apt-get install -y redis-server)') : error,
+      );
+    });
+    child.once('exit', (code, signal) => done(new Error(`redis-server exited early (${signal ?? code}); output:\n${output}`)));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) done();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+  });
+  child.removeAllListeners('exit');
+  child.once('exit', () => live.delete(child));
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return child;
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`redis cluster: timed out waiting until ${what}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
