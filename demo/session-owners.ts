@@ -49,8 +49,8 @@ export async function ownsSession(store: PendingStore, token: string, sessionId:
   if (cached !== undefined) return cached === mine;
   for (let attempt = 0; attempt < 3; attempt++) {
     // A new session is the usual case: bind first, read only when someone already did.
-    if (await store.putState(key, { owner: mine }, { ifVersion: null })) return remember(mine);
-    const held = await store.getState<{ owner: string }>(key);
+    if (await store.putState(key, { owner: mine }, { ifVersion: null, sessionId })) return remember(mine);
+    const held = await store.getState<{ owner: string }>(key, { sessionId });
     if (held) return remember(held.value.owner);
     // Bound and gone between our two calls (past a TTL): try again.
   }

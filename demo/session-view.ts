@@ -48,7 +48,7 @@ export function recordClosings(store: PendingStore, next: AuditLogger): AuditLog
       if (!sessionId || !toolCallId || !CLOSING_EVENTS.has(entry.event)) return;
       const at = (entry.event === 'expired' && entry.expiresAt) || entry.at;
       // The first line wins: a roll-forward may log the same closing again, later.
-      void store.putState(`${closingPrefix(sessionId)}${toolCallId}`, at, { ifVersion: null }).catch(() => {});
+      void store.putState(`${closingPrefix(sessionId)}${toolCallId}`, at, { ifVersion: null, sessionId }).catch(() => {});
     },
   };
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Finds what the tests need outside npm (Chromium, redis-server, PostgreSQL's server binaries) and installs it with
+# Finds what the tests need outside npm (Chromium, redis-server and redis-cli, PostgreSQL's server binaries) and installs it with
 # apt-get when it can. Prints what is missing and exits 1 when it cannot, so a run never silently skips a backend or a
 # browser. PostgreSQL refuses to run as root: a root run starts it as the `postgres` user the Debian package creates
 # (tests/helpers/postgres-server.ts).
@@ -13,6 +13,8 @@ if [ -z "$chromium_bin" ]; then
 fi
 [ -n "$chromium_bin" ] || need+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# redis-cli joins the test Redis Cluster's nodes (tests/helpers/redis-cluster.ts).
+command -v redis-cli >/dev/null 2>&1 || need+=(redis-tools)
 have_postgres() {
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null 2>&1
 }

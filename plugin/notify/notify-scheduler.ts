@@ -116,7 +116,7 @@ export class NotifyScheduler {
       const claimed = await this.#store.putState(
         notifiedKey(record),
         { at: this.#now() },
-        { ifVersion: null, ttlMs: Math.max(0, record.expiresAt - this.#now()) + MARKER_GRACE_MS },
+        { ifVersion: null, ttlMs: Math.max(0, record.expiresAt - this.#now()) + MARKER_GRACE_MS, sessionId: record.sessionId },
       );
       if (!claimed) return;
       const answerUrl = await this.#answerUrl?.(record);

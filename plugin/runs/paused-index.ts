@@ -36,16 +36,16 @@ export class PausedIndex {
 
   /** List the session; the marker's version, for the run state to remember. */
   async add(sessionId: string, marker: Marker): Promise<string | undefined> {
-    return this.#store.casState(this.key(sessionId), marker);
+    return this.#store.casState(this.key(sessionId), marker, { sessionId });
   }
 
   /** Unlist the session if its marker is still the one written with `version`. */
   async remove(sessionId: string, version: string): Promise<void> {
-    await this.#store.deleteState(this.key(sessionId), version);
+    await this.#store.deleteState(this.key(sessionId), version, { sessionId });
   }
 
   async marker(sessionId: string): Promise<StateEntry<Marker> | undefined> {
-    return this.#store.getState<Marker>(this.key(sessionId));
+    return this.#store.getState<Marker>(this.key(sessionId), { sessionId });
   }
 
   /** Every listed session at once (diagnostics and tests; a sweep reads pages). */
@@ -70,7 +70,9 @@ export class PausedIndex {
   async #migrateLegacy(): Promise<void> {
     const legacy = await this.#store.getState<{ sessions: string[] }>(LEGACY_KEY);
     if (!legacy) return;
-    for (const sessionId of legacy.value.sessions) await this.#store.putState(this.key(sessionId), { requestId: '' } satisfies Marker);
+    for (const sessionId of legacy.value.sessions) {
+      await this.#store.putState(this.key(sessionId), { requestId: '' } satisfies Marker, { sessionId });
+    }
     await this.#store.deleteState(LEGACY_KEY, legacy.version);
   }
 }

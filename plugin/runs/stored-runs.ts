@@ -98,7 +98,7 @@ export class StoredRuns<T extends StoredRun> {
   /** Write `next` only if the run is still `base` (undefined: no run yet); the state written, or undefined. */
   async put(sessionId: string, base: StateEntry<T> | undefined, next: T): Promise<T | undefined> {
     const written: T = { ...next, sessionId, rev: (base?.value.rev ?? 0) + 1, updatedAt: this.#now() };
-    const version = await this.#store.casState(this.key(sessionId), written, { ifVersion: base ? base.version : null });
+    const version = await this.#store.casState(this.key(sessionId), written, { ifVersion: base ? base.version : null, sessionId });
     if (version === undefined) {
       this.#seen.delete(sessionId);
       return undefined;
@@ -115,7 +115,7 @@ export class StoredRuns<T extends StoredRun> {
 
   /** A fresh read, remembered. */
   async read(sessionId: string): Promise<StateEntry<T> | undefined> {
-    const entry = await this.#store.getState<T>(this.key(sessionId));
+    const entry = await this.#store.getState<T>(this.key(sessionId), { sessionId });
     this.#remember(sessionId, entry ?? null);
     return entry;
   }

@@ -104,7 +104,7 @@ export class PushSubscriptions {
 
   /** The session's live subscriptions. */
   async list(sessionId: string): Promise<PushSubscriptionJson[]> {
-    const entry = await this.#store.getState<Stored>(pushStateKey(sessionId));
+    const entry = await this.#store.getState<Stored>(pushStateKey(sessionId), { sessionId });
     return liveOf(entry?.value, this.#now()).map((k) => k.subscription);
   }
 
@@ -123,19 +123,19 @@ export class PushSubscriptions {
   async #update(sessionId: string, change: (live: Kept[]) => Kept[] | undefined): Promise<void> {
     const key = pushStateKey(sessionId);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const entry = await this.#store.getState<Stored>(key);
+      const entry = await this.#store.getState<Stored>(key, { sessionId });
       const now = this.#now();
       const next = change(liveOf(entry?.value, now));
       if (next === undefined) return;
       const ifVersion = entry?.version ?? null;
       const written =
         next.length === 0
-          ? entry === undefined || (await this.#store.deleteState(key, entry.version))
+          ? entry === undefined || (await this.#store.deleteState(key, entry.version, { sessionId }))
           : await this.#store.putState<Stored>(
               key,
               { subscriptions: next },
               // The entry goes with its last subscription.
-              { ifVersion, ttlMs: Math.max(1, Math.max(...next.map((k) => k.until)) - now) },
+              { ifVersion, ttlMs: Math.max(1, Math.max(...next.map((k) => k.until)) - now), sessionId },
             );
       if (written) return;
     }

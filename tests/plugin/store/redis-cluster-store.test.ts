@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { createClient } from '@keyv/redis';
 import { newRequestId } from '../../../plugin/core/request-id.js';
 import { sessionSlotTag } from '../../../plugin/store/session-slot.js';
+import { PausedIndex } from '../../../plugin/runs/paused-index.js';
+import { StoredRuns, type StoredRun } from '../../../plugin/runs/stored-runs.js';
 import { openStore } from '../../../plugin/store/open-store.js';
 import { openRedisClusterBackend } from '../../../plugin/store/redis-cluster-backend.js';
 import { parseStoreUrl } from '../../../plugin/store/store-url.js';
@@ -81,6 +83,27 @@ describe('redis cluster store specifics', () => {
         value: { step: 1 },
         version: (await store.getState<{ step: number }>(`run:${sessionId}`, { sessionId }))!.version,
       });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("puts the kit's run state and paused marker of a session in its question's slot", async () => {
+    const namespace = `kit${randomBytes(4).toString('hex')}`;
+    const store = await openStore(cluster.url, { namespace });
+    try {
+      const sessionId = `chat-${randomBytes(4).toString('hex')}`;
+      const requestId = newRequestId(sessionId);
+      await store.create(pendingRecord({ requestId, sessionId, createdAt: Date.now(), expiresAt: Date.now() + HOUR }));
+      const runs = new StoredRuns<StoredRun>(store, { keyPrefix: 'run:' });
+      await runs.update(sessionId, () => ({ sessionId, rev: 1, updatedAt: Date.now() }));
+      const paused = new PausedIndex(store);
+      await paused.add(sessionId, { requestId });
+      assert.deepEqual(await paused.list(), [sessionId]);
+      assert.equal((await runs.get(sessionId))?.rev, 1);
+      const keys = await keysUnder(`${namespace}:`);
+      assert.equal(keys.length, 4, keys.join('\n'));
+      assert.equal(new Set(await Promise.all(keys.map((k) => cluster.keySlot(k)))).size, 1, keys.join('\n'));
     } finally {
       await store.close();
     }
