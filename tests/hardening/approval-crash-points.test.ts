@@ -1,8 +1,9 @@
 /**
  * kill -9 at each point of an approved call's life (contract §12; fixtures/crash-server.ts), on one
- * SQLite file. Every run: the model calls a tool that needs approval, the card comes, the user approves
- * (or denies) it, and the process that took the decision dies at its point; then two fresh processes
- * start on the same store, and their startup sweeps continue every stalled run. What must hold per run,
+ * SQLite file, then with a quarter as many runs on a PostgreSQL server of the file's own. Every run: the
+ * model calls a tool that needs approval, the card comes, the user approves (or denies) it, and the
+ * process that took the decision dies at its point; then two fresh processes start on the same store,
+ * and their startup sweeps continue every stalled run. What must hold per run,
  * counted across every process: the tool ran at most once (read from the file each run appends a line
  * to), or, for a tool declared idempotent, again after an interrupted run; every tool call in the final
  * history has its one result; the model was handed that result exactly once; and the session's event log
@@ -17,7 +18,8 @@
  * are asked by one healthy process, the crash runs go in waves of AT_ONCE processes, and the restarts
  * come once every lease has lapsed. The crashing processes never continue another's stalled run at their
  * own startup (their resumeStalledAfterMs is an hour): which process recovers a run stays the restart's.
- * Cost: one process start per crash run and a lease TTL.
+ * Cost: one process start per crash run and a lease TTL, per store (~30 s for SQLite's 55 runs, ~25 s
+ * for PostgreSQL's 18, on 2 shared cores).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,6 +28,7 @@ import { openStore } from '../../plugin/index.js';
 import type { RunState } from '../../plugin/loop/index.js';
 import type { LogFrame } from '../../plugin/store/event-log.js';
 import { parseSse } from '../plugin/harness.js';
+import { startPostgresServer, type PostgresServer } from '../helpers/postgres-server.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
 import { APPROVAL_CRASH_POINTS } from './fixtures/crash-points.js';
@@ -46,8 +49,12 @@ import {
 type Point = (typeof APPROVAL_CRASH_POINTS)[number];
 
 const RUNS = Number(process.env.HARDENING_APPROVAL_CRASH_RUNS ?? 10);
-/** Runs of the idempotent and the deny variants. */
-const VARIANT_RUNS = Math.max(1, Math.ceil(RUNS / 2));
+/**
+ * Fewer on PostgreSQL: what happens above the store at each point is the same code SQLite runs RUNS
+ * times; these runs are for the store's own part (the run state's writes, the leases, the log) surviving
+ * a kill -9.
+ */
+const POSTGRES_RUNS = Math.ceil(RUNS / 4);
 const AT_ONCE = 3;
 /** Seconds long, for the reason crash-points.test.ts gives (a renewal delayed past a short TTL loses a live run's lease). */
 const LEASE_TTL_MS = 6000;
@@ -75,7 +82,8 @@ interface Group {
   result?: string;
 }
 
-const GROUPS: Group[] = [
+/** The groups of `runs` runs each, and half as many of the idempotent and the deny variants. */
+const groupsOf = (RUNS: number, VARIANT_RUNS = Math.max(1, Math.ceil(RUNS / 2))): Group[] => [
   { name: 'after-decision', point: 'after-decision', tool: 'deploy_preview', decision: 'approve', runs: RUNS, ran: 1, ranBeforeRestart: 0 },
   {
     name: 'after-about-to-run',
@@ -165,8 +173,14 @@ function unansweredCalls(messages: readonly Message[]): string[] {
 const atRest = (s: RunState | undefined) =>
   s !== undefined && s.status === 'idle' && !s.owed && !s.approved && !s.lease && !s.paused && s.messages.at(-1)?.role === 'assistant';
 
-describe(`kill -9 at each point of an approved call, ${RUNS} runs each (SQLite)`, () => {
+describe(`kill -9 at each point of an approved call, ${RUNS} runs each (SQLite)`, () => approvalCrashPoints('sqlite', RUNS));
+describe(`kill -9 at each point of an approved call, ${POSTGRES_RUNS} runs each (PostgreSQL)`, () =>
+  approvalCrashPoints('postgres', POSTGRES_RUNS));
+
+function approvalCrashPoints(kind: 'sqlite' | 'postgres', RUNS: number) {
+  const GROUPS = groupsOf(RUNS);
   let dir: TempDir;
+  let postgres: PostgresServer | undefined;
   let model: ScriptedModel;
   let storeUrl: string;
   let runsFile: string;
@@ -205,7 +219,8 @@ describe(`kill -9 at each point of an approved call, ${RUNS} runs each (SQLite)`
   before(async () => {
     dir = await makeTempDir('ask-user-approval-crash-');
     model = await startAskingModel();
-    storeUrl = `sqlite://${dir.file('approval-crash.db')}`;
+    if (kind === 'postgres') postgres = await startPostgresServer();
+    storeUrl = postgres ? postgres.url : `sqlite://${dir.file('approval-crash.db')}`;
     runsFile = dir.file('tool-runs.jsonl');
     writeFileSync(runsFile, '');
     env = {
@@ -221,6 +236,7 @@ describe(`kill -9 at each point of an approved call, ${RUNS} runs each (SQLite)`
     await Promise.all(restarts.map((p) => p.stop()));
     killAll();
     await model.close();
+    await postgres?.stop();
     await dir.remove();
   });
 
@@ -395,4 +411,4 @@ describe(`kill -9 at each point of an approved call, ${RUNS} runs each (SQLite)`
       );
     }
   });
-});
+}

@@ -1,21 +1,24 @@
 /**
- * kill -9 at each of the five points of an answer's life (fixtures/crash-server.ts), RUNS times each,
- * on one SQLite file. Every run is its own process that dies at the point; then a fresh process (a
- * restart) must give the user back the card — GET pending while the answer was not yet taken, else a
- * 409 with the receipt of the answer it did take — lose no answer and double none: across every process,
- * the scripted model was handed the ToolResult of that tool call exactly once, with the user's answer,
- * and (a separate test per point) the audit trail says `answered` once.
+ * kill -9 at each of the six points of an answer's life (fixtures/crash-server.ts), RUNS times each on
+ * one SQLite file, then a quarter as many times (5 by default) on a PostgreSQL server of the file's own;
+ * each point in a namespace of its own. Every run is its own process that dies at the point; then a
+ * fresh process (a restart) must give the user back the card — GET pending while the answer was not yet
+ * taken, else a 409 with the receipt of the answer it did take — lose no answer and double none: across
+ * every process, the scripted model was handed the ToolResult of that tool call exactly once, with the
+ * user's answer, and (a separate test per point) the audit trail says `answered` once.
  *
  * "Handed exactly once" is counted from the model's recorded requests (helpers/deliveries.ts): the run is
  * either continued by the retried continue, or — when the crash came after the claim — the rolled-forward
  * ToolResult reaches the model with the user's next message, or with the restart's startup sweep once the
  * answer is older than the loop's resumeStalledAfterMs (after-resume-start waits out its leases first).
- * Cost: ~1 process start per run, in waves of 3, and one lease TTL for after-resume-start.
+ * Cost, per store: ~1 process start per run, in waves of 3, and a lease TTL each for after-toolresult and
+ * after-resume-start (~50-60 s for SQLite's 20 runs a point, ~35-40 s for PostgreSQL's 5, on 2 shared cores).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSse } from '../plugin/harness.js';
-import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
+import { startPostgresServer } from '../helpers/postgres-server.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
 import { ANSWER_CRASH_POINTS, type CrashPoint } from './fixtures/crash-points.js';
 import { startAskingModel } from './helpers/asking-model.js';
@@ -33,6 +36,11 @@ import {
 } from './helpers/server-process.js';
 
 const RUNS = Number(process.env.HARDENING_CRASH_RUNS ?? 20);
+/**
+ * Fewer on PostgreSQL: what happens above the store at each point is the same code SQLite runs RUNS
+ * times; these runs are for the store's own part (the claim, the leases, the log) surviving a kill -9.
+ */
+const POSTGRES_RUNS = Math.ceil(RUNS / 4);
 const AT_ONCE = 3;
 /**
  * Seconds, not hundreds of ms: a live run renews its lease every third of the TTL, and a renewal that a
@@ -52,17 +60,35 @@ const eventsOf = (text: string, name: string) =>
     .map((f) => f.data as Record<string, any>);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () => {
-  let dir: TempDir;
+/** The store every process of one describe opens (each point adds a namespace), and how it goes away. */
+interface CrashStore {
+  url: string;
+  remove(): Promise<void>;
+}
+
+describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
+  crashPoints(RUNS, async () => {
+    const dir = await makeTempDir('ask-user-crash-');
+    return { url: `sqlite://${dir.file('crash.db')}`, remove: () => dir.remove() };
+  }));
+
+describe(`kill -9 at each point of an answer, ${POSTGRES_RUNS} runs each (PostgreSQL)`, () =>
+  crashPoints(POSTGRES_RUNS, async () => {
+    const postgres = await startPostgresServer();
+    return { url: postgres.url, remove: () => postgres.stop() };
+  }));
+
+function crashPoints(RUNS: number, start: () => Promise<CrashStore>) {
+  let crashStore: CrashStore;
   let model: ScriptedModel;
   before(async () => {
-    dir = await makeTempDir('ask-user-crash-');
+    crashStore = await start();
     model = await startAskingModel();
   });
   after(async () => {
     killAll();
     await model.close();
-    await dir.remove();
+    await crashStore.remove();
   });
 
   /** What each point's runs left, for its audit test. */
@@ -70,7 +96,7 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
 
   for (const point of ANSWER_CRASH_POINTS) {
     it(`${point} × ${RUNS}: the card comes back, 0 answers lost, 0 doubled`, async () => {
-      const storeUrl = `sqlite://${dir.file('crash.db')}`;
+      const storeUrl = crashStore.url;
       const env = { ASK_USER_STORE: storeUrl, STORE_NAMESPACE: point, OPENAI_BASE_URL: model.baseURL, LEASE_TTL_MS: String(LEASE_TTL_MS) };
       const runs = Array.from({ length: RUNS }, (_, i) => ({
         sessionId: `${point}-${i}`,
@@ -221,4 +247,4 @@ describe(`kill -9 at each point of an answer, ${RUNS} runs each (SQLite)`, () =>
       );
     });
   }
-});
+}

@@ -1,8 +1,8 @@
 /**
  * Exactly-once across processes through the HTTP route: four agent server processes share one store
- * (a SQLite file, then a Redis), and one question gets 25 different answers at each of them at once.
- * One 200 overall; its ToolResult, the stored answer and what the model is handed are that winner's, the
- * model is handed it once, and the four audit trails hold one `answered` between them.
+ * (a SQLite file, a Redis, then a PostgreSQL), and one question gets 25 different answers at each of
+ * them at once. One 200 overall; its ToolResult, the stored answer and what the model is handed are that
+ * winner's, the model is handed it once, and the four audit trails hold one `answered` between them.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,9 +18,10 @@ import { storeKinds } from './helpers/stores.js';
 const PROCESSES = 4;
 const EACH = 25;
 const ROUNDS = 3;
-const kinds = storeKinds(['sqlite', 'redis']);
+const KINDS = ['sqlite', 'redis', 'postgres'] as const;
+const kinds = storeKinds(KINDS);
 
-for (const kind of ['sqlite', 'redis'] as const) {
+for (const kind of KINDS) {
   describe(`${PROCESSES} server processes sharing ${kind}`, () => {
     let model: ScriptedModel;
     let servers: ServerProcess[] = [];

@@ -1,6 +1,7 @@
 /**
- * Store faults seen through the routes of the demo app with a paused run: Redis frozen (SIGSTOP) or
- * killed mid-run, SQLite write-locked by another connection past its busy timeout. The continue must
+ * Store faults seen through the routes of the demo app with a paused run: Redis or PostgreSQL frozen
+ * (SIGSTOP of the server and, for PostgreSQL, every backend it forked) or killed mid-run and restarted on
+ * the same data, SQLite write-locked by another connection past its busy timeout. The continue must
  * answer 503 `store_unavailable` and settle before a 2.5 s guard (a correctness bound: the store's 1.5 s
  * budget plus slack, never a hang), consume nothing, and once the store is back the same answer succeeds
  * and the run continues, with the model handed the answer once.
@@ -9,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { openStore, type PendingStore } from '../../plugin/index.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { startPostgresServer } from '../helpers/postgres-server.js';
+import { startRedisServer } from '../helpers/redis-server.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
 import { startHarness, type Harness } from '../demo/harness.js';
@@ -89,48 +91,66 @@ async function assertRecovers(s: Scenario) {
   );
 }
 
-describe('redis stopped mid-run, through the routes', () => {
-  let redis: RedisServer;
-  let store: PendingStore;
-  let model: ScriptedModel;
-  let h: Harness;
-  before(async () => {
-    redis = await startRedisServer({ persist: true });
-    store = await openStore(redis.url, { namespace: 'faults-routes' });
-    model = await startAskingModel();
-    h = await startHarness({ store, model });
-  });
-  after(async () => {
-    redis.resume();
-    await h.close();
-    await store.close();
-    await model.close();
-    await redis.stop();
-  });
+/** What both servers' test helpers offer (tests/helpers/redis-server.ts, postgres-server.ts). */
+interface StoreServer {
+  readonly url: string;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+  pause(): void;
+  resume(): void;
+  restart(): Promise<void>;
+}
 
-  it('SIGSTOP: continue answers 503 store_unavailable before the guard; after SIGCONT the record is intact and the retry succeeds', async () => {
-    const s = await pausedRun(h, model, 'frozen');
-    redis.pause();
-    try {
+const SERVERS: Array<{ name: string; start: () => Promise<StoreServer> }> = [
+  // Persisted, so a killed and restarted redis-server has the record back (PostgreSQL keeps every commit).
+  { name: 'redis', start: () => startRedisServer({ persist: true }) },
+  { name: 'postgres', start: startPostgresServer },
+];
+
+for (const { name, start } of SERVERS) {
+  describe(`${name} stopped mid-run, through the routes`, () => {
+    let server: StoreServer;
+    let store: PendingStore;
+    let model: ScriptedModel;
+    let h: Harness;
+    before(async () => {
+      server = await start();
+      store = await openStore(server.url, { namespace: 'faults-routes' });
+      model = await startAskingModel();
+      h = await startHarness({ store, model });
+    });
+    after(async () => {
+      server.resume();
+      await h.close();
+      await store.close();
+      await model.close();
+      await server.stop();
+    });
+
+    it('SIGSTOP: continue answers 503 store_unavailable before the guard; after SIGCONT the record is intact and the retry succeeds', async () => {
+      const s = await pausedRun(h, model, 'frozen');
+      server.pause();
+      try {
+        assertUnavailable(await settles(cont(s)));
+        // GET pending must not hang either.
+        const pending = await settles(fetch(`${h.url}/api/interactions/pending?sessionId=frozen`));
+        assert.equal(pending.status, 503);
+        assert.equal(((await pending.json()) as { error: { code: string } }).error.code, 'store_unavailable');
+      } finally {
+        server.resume();
+      }
+      await assertRecovers(s);
+    });
+
+    it('kill: continue answers 503 store_unavailable before the guard; after a restart the record is intact and the retry succeeds', async () => {
+      const s = await pausedRun(h, model, 'killed');
+      await server.kill();
       assertUnavailable(await settles(cont(s)));
-      // GET pending must not hang either.
-      const pending = await settles(fetch(`${h.url}/api/interactions/pending?sessionId=frozen`));
-      assert.equal(pending.status, 503);
-      assert.equal(((await pending.json()) as { error: { code: string } }).error.code, 'store_unavailable');
-    } finally {
-      redis.resume();
-    }
-    await assertRecovers(s);
+      await server.restart();
+      await assertRecovers(s);
+    });
   });
-
-  it('kill: continue answers 503 store_unavailable before the guard; after a restart the record is intact and the retry succeeds', async () => {
-    const s = await pausedRun(h, model, 'killed');
-    await redis.kill();
-    assertUnavailable(await settles(cont(s)));
-    await redis.restart();
-    await assertRecovers(s);
-  });
-});
+}
 
 describe('SQLite locked past its busy timeout, through the routes', () => {
   let dir: TempDir;
