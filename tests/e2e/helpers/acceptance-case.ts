@@ -3,7 +3,8 @@
  * browser context with the wire tap, and the evidence folder. `runCase` writes the evidence whether the
  * case passes or fails, so a failure always leaves behind what was (and was not) observed. A case may run on
  * a demo several cases share (`shared`, tests/e2e/helpers/shared-demo.ts): its own sessions and pages, the
- * evidence of what it added to the shared model's requests and the server's output.
+ * evidence of what it added to the shared model's requests and the server's output. A test file may run its cases
+ * on another store than SQLite (helpers/store-variant.ts): a case naming no store then runs on that store.
  */
 import type { Browser, BrowserContext } from 'playwright-core';
 import { launchChromium, type LaunchedBrowser } from './browser.js';
@@ -15,6 +16,7 @@ import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type Turn
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
 import { TEST_BROWSER_TOKEN } from '../../helpers/browser-identity.js';
 import { OWNER_COOKIE } from '../../../demo/session-owners.js';
+import { assertDemoStore, storeVariant } from './store-variant.js';
 
 let shared: Promise<LaunchedBrowser> | undefined;
 
@@ -35,6 +37,11 @@ export interface SharedDemo {
   readonly server: DemoProcess;
   readonly storeUrl: string;
   readonly tmp: TempDir;
+  /**
+   * The model as one case sees it, where the shared model plays each case's own `turns` (a demo for cases that
+   * script the model themselves): only the requests since the case began; released by its `close`.
+   */
+  caseModel?(turns: TurnScript[], fallback: TurnScript): ScriptedModel;
 }
 
 export interface CaseOptions {
@@ -42,13 +49,20 @@ export interface CaseOptions {
   turns?: TurnScript[];
   /** The model's answer once `turns` are used up. @default a text saying the model was called more often than the case expected */
   fallback?: TurnScript;
-  /** Store kind; `sqlite` gets a file in the case's temp dir. @default 'sqlite' */
+  /**
+   * Store kind; `sqlite` gets a file in the case's temp dir. @default 'sqlite', or the test file's store
+   * (helpers/store-variant.ts): its shared demo when the case asks for no server of its own (no `hostMode`,
+   * `ttlMs` or `noServer`), else a store of the case's own.
+   */
   store?: 'memory' | 'sqlite' | { url: string };
   ttlMs?: number;
   hostMode?: DemoProcessOptions['hostMode'];
   /** Do not start the server (the case starts its own). */
   noServer?: boolean;
-  /** Run on this shared demo: its model and server are neither started nor stopped here (`turns`, `store`, `ttlMs` and `hostMode` do not apply). */
+  /**
+   * Run on this shared demo: its model and server are neither started nor stopped here (`store`, `ttlMs` and
+   * `hostMode` do not apply; `turns` only where the demo plays each case's own, `caseModel`).
+   */
   shared?: SharedDemo;
 }
 
@@ -86,21 +100,34 @@ export async function assertDemoVariant(server: DemoProcess): Promise<void> {
 }
 
 export async function runCase(name: string, options: CaseOptions, body: (c: Case) => Promise<void>): Promise<void> {
-  // Koa on Chat Completions keeps the plain names; another framework's or runtime's run keeps its evidence beside them.
-  const variant = [DEMO_SERVER === 'koa' ? '' : DEMO_SERVER, DEMO_RUNTIME === 'chat' ? '' : DEMO_RUNTIME].filter(Boolean).join('-');
+  // The test file's store, for a case that names none (helpers/store-variant.ts).
+  const onStore = options.store === undefined && !options.shared ? storeVariant() : undefined;
+  // Koa on Chat Completions on SQLite keeps the plain names; another framework's, runtime's or store's run keeps its evidence beside them.
+  const variant = [DEMO_SERVER === 'koa' ? '' : DEMO_SERVER, DEMO_RUNTIME === 'chat' ? '' : DEMO_RUNTIME, storeVariant()?.kind ?? '']
+    .filter(Boolean)
+    .join('-');
   const evidence = await openEvidence(variant ? `${name}-${variant}` : name);
-  const { shared } = options;
+  const ownServer = Boolean(options.hostMode || options.ttlMs || options.noServer);
+  let shared = options.shared;
+  let caseStore: string | undefined;
+  try {
+    if (onStore && !ownServer) shared = await onStore.sharedDemo();
+    else if (onStore) caseStore = await onStore.caseStore(name);
+  } catch (error) {
+    // The store (or the demo on it) did not start: the case fails saying why, in its evidence too.
+    await evidence.write('notes.json', { failure: String((error as Error).stack ?? error) }).catch(() => {});
+    throw error;
+  }
   const tmp = shared?.tmp ?? (await makeTempDir('ask-user-e2e-'));
-  const model =
-    shared?.model ??
-    (await startScriptedModel({
-      turns: options.turns ?? [],
-      fallback: options.fallback ?? { text: '(e2e: no scripted turn left — the model was called more often than the case expected)' },
-    }));
+  const turns = options.turns ?? [];
+  const fallback = options.fallback ?? { text: '(e2e: no scripted turn left — the model was called more often than the case expected)' };
+  const model = shared ? (shared.caseModel?.(turns, fallback) ?? shared.model) : await startScriptedModel({ turns, fallback });
   const firstRequest = model.requests.length;
   const store = options.store ?? 'sqlite';
   const storeUrl =
-    shared?.storeUrl ?? (store === 'memory' ? 'memory' : store === 'sqlite' ? `sqlite://${tmp.file('ask-user.db')}` : store.url);
+    shared?.storeUrl ??
+    caseStore ??
+    (store === 'memory' ? 'memory' : store === 'sqlite' ? `sqlite://${tmp.file('ask-user.db')}` : store.url);
   const servers: DemoProcess[] = shared ? [shared.server] : [];
   /** Where each server's output stood when the case began: a shared server's evidence is what this case added. */
   const firstLine = new Map<DemoProcess, number>(servers.map((s) => [s, s.output.length]));
@@ -121,11 +148,19 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
     firstLine.set(server, 0);
     // The case runs on the framework and runtime it claims to: the server says which ones serve it.
     await assertDemoVariant(server);
+    if (onStore) await assertDemoStore(server, onStore.kind);
     return server;
   };
 
   let failure: unknown;
   try {
+    if (onStore) {
+      // The shared demo still says it is on the file's store (a server of the case's own is checked as it starts).
+      if (shared) await assertDemoStore(shared.server, onStore.kind);
+      const url = new URL(storeUrl);
+      url.password = '';
+      notes.store = { kind: onStore.kind, url: url.href, shared: Boolean(shared) };
+    }
     if (!options.noServer && !shared) await startServer();
     const browser = await suiteBrowser();
     const c: Case = {
@@ -179,10 +214,9 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
   }
   for (const context of contexts) await context.close().catch(() => {});
   for (const server of servers) if (server !== shared?.server) await server.stop().catch(() => {});
-  if (!shared) {
-    await model.close().catch(() => {});
-    await tmp.remove().catch(() => {});
-  }
+  // A case's own model, or its view of a shared one (which lets the model go).
+  if (!shared || shared.caseModel) await model.close().catch(() => {});
+  if (!shared) await tmp.remove().catch(() => {});
   if (failure) throw failure;
 }
 

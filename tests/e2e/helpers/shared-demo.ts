@@ -6,7 +6,13 @@
  * case keeps its own sessions, browser context and evidence (`runCase(name, { shared }, …)`).
  */
 import { createAssistant } from '../../../demo/scripted-model/index.js';
-import { startScriptedModel } from '../../helpers/scripted-model.js';
+import {
+  startScriptedModel,
+  type ChatRequestBody,
+  type ScriptedModel,
+  type ScriptedTurn,
+  type TurnScript,
+} from '../../helpers/scripted-model.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { assertDemoVariant, type SharedDemo } from './acceptance-case.js';
 import { startDemoProcess, type DemoProcessOptions } from './demo-process.js';
@@ -50,9 +56,62 @@ export async function closeSharedDemos(): Promise<void> {
   started.clear();
   for (const demo of all) {
     const d = await demo.catch(() => undefined);
-    if (!d) continue;
-    await d.server.stop().catch(() => {});
-    await d.model.close().catch(() => {});
-    await d.tmp.remove().catch(() => {});
+    if (d) await stopSharedDemo(d);
   }
+}
+
+/**
+ * A demo server on `storeUrl` (persistent host) for the cases that script the model themselves (cases/single-choice.ts
+ * and the like), one after the other: its one model answers each request with the next turn of the case now
+ * running (`caseModel`), so each case sees its own turns and requests as on a model of its own. The caller stops
+ * it (`stopSharedDemo`).
+ */
+export async function startCaseScriptedDemo(storeUrl: string): Promise<SharedDemo> {
+  const tmp = await makeTempDir('ask-user-e2e-shared-');
+  let playing: ((body: ChatRequestBody) => ScriptedTurn) | undefined;
+  const model = await startScriptedModel({
+    fallback: (body) => playing?.(body) ?? { text: '(e2e: the model was called while no case was running)' },
+  });
+  try {
+    const server = await startDemoProcess({ baseURL: model.baseURL, store: storeUrl, hostMode: 'persistent' });
+    await assertDemoVariant(server).catch(async (error: unknown) => {
+      await server.stop();
+      throw error;
+    });
+    const caseModel = (turns: TurnScript[], fallback: TurnScript): ScriptedModel => {
+      const first = model.requests.length;
+      const queue = [...turns];
+      const play = (body: ChatRequestBody): ScriptedTurn => {
+        const next = queue.shift() ?? fallback;
+        return typeof next === 'function' ? next(body) : next;
+      };
+      playing = play;
+      return {
+        baseURL: model.baseURL,
+        get requests() {
+          return model.requests.slice(first);
+        },
+        enqueue: (...more) => void queue.push(...more),
+        get remaining() {
+          return queue.length;
+        },
+        waitForRequests: (count) => model.waitForRequests(first + count),
+        close: async () => {
+          if (playing === play) playing = undefined;
+        },
+      };
+    };
+    return { model, server, storeUrl, tmp, caseModel };
+  } catch (error) {
+    await model.close();
+    await tmp.remove();
+    throw error;
+  }
+}
+
+/** Stops a shared demo's server and model and removes its temp dir. */
+export async function stopSharedDemo(demo: SharedDemo): Promise<void> {
+  await demo.server.stop().catch(() => {});
+  await demo.model.close().catch(() => {});
+  await demo.tmp.remove().catch(() => {});
 }
