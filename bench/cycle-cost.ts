@@ -1,23 +1,38 @@
 /**
- * What one question costs on each backend: store round trips (counted at the backend, and on Redis by its
- * own command counters), SQLite fsyncs (strace), server CPU and cycles/s at 10 concurrent browsers beside
- * a bare node:http server doing the same two exchanges with the same `openai` client, and the client's
- * share of the server's CPU from a V8 profile.
+ * What one question costs on each backend: store round trips (counted at the backend, on Redis by its own
+ * command counters, on PostgreSQL by pg_stat_statements), SQLite fsyncs (strace), server CPU and cycles/s
+ * at 10 concurrent browsers beside a bare node:http server doing the same two exchanges with the same
+ * `openai` client, and the client's share of the server's CPU from a V8 profile. Then PostgreSQL against
+ * Redis in alternated slices on two servers running side by side: questions/s, the demo server's CPU and
+ * the database server's CPU per question.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { CycleProcess } from './lib/cycle-process.js';
 import { load, type LoadResult } from './lib/cycle-client.js';
 import { countsDelta, perCycleText, totalOf, type Counts } from './lib/counting-backend.js';
-import { commandStats } from './lib/redis-server.js';
-import { emptyFindings, fixed, one, rate, sleep, storeSpec, type CycleContext, type CycleFindings } from './lib/cycle-context.js';
+import { commandStats, redisCpuSeconds } from './lib/redis-server.js';
+import { statementKind, type BenchPostgres } from './lib/postgres-server.js';
+import {
+  emptyFindings,
+  fixed,
+  one,
+  postgresSpec,
+  rate,
+  sleep,
+  storeSpec,
+  type CycleContext,
+  type CycleFindings,
+} from './lib/cycle-context.js';
 import { summarizeProfile } from './profile-summary.js';
 import { ratio } from './lib/stats.js';
 
 const CONCURRENCY = 10;
 /** Sequential cycles counted one by one: nothing else runs, so every backend call belongs to them. */
 export const COUNTED_CYCLES = 20;
-const TARGETS = { roundTrips: 15, fsyncs: 4, cpuRatio: 1.5, rateRatio: 0.5 };
+const TARGETS = { roundTrips: 15, fsyncs: 4, cpuRatio: 1.5, rateRatio: 0.5, postgresVsRedis: 0.5 };
+
+type BackendName = 'memory' | 'sqlite' | 'redis' | 'postgres';
 
 export interface Throughput {
   load: LoadResult;
@@ -64,15 +79,33 @@ export interface CountedCycles {
   appendShapes: Counts;
   /** Redis's own command counters over the same cycles, when `redis` was given. */
   redis?: Counts;
+  /** The top-level statements PostgreSQL ran on the store's database (pg_stat_statements), by kind, when `postgres` was given. */
+  postgres?: Counts;
+}
+
+/** Statements run on `database` since the server started, by kind (`insert kv`, `log_append`, …). */
+async function statementsByKind(postgres: BenchPostgres, database: string): Promise<Counts> {
+  const out: Counts = {};
+  for (const [query, calls] of Object.entries(await postgres.statementStats(database))) {
+    const kind = statementKind(query);
+    out[kind] = (out[kind] ?? 0) + calls;
+  }
+  return out;
 }
 
 /**
  * COUNTED_CYCLES questions one after another, nothing else running, so every backend call is theirs: the
  * server's counts (store and log) before and after, and Redis's command counters when given.
  */
-export async function countCycles(server: CycleProcess, prefix: string, redis?: { port: number }): Promise<CountedCycles> {
+export async function countCycles(
+  server: CycleProcess,
+  prefix: string,
+  redis?: { port: number },
+  postgres?: { server: BenchPostgres; database: string },
+): Promise<CountedCycles> {
   const before = await server.stats();
   const redisBefore = redis ? await commandStats(redis.port) : undefined;
+  const postgresBefore = postgres?.server.statements ? await statementsByKind(postgres.server, postgres.database) : undefined;
   const counted = await load({ route: one(server.port), concurrency: 1, seconds: 60, maxCycles: COUNTED_CYCLES, prefix });
   if (counted.cycles !== COUNTED_CYCLES) throw new Error(`${prefix}: counted cycles failed: ${counted.firstError}`);
   // A run may still release its lease after `done` has reached the browser; those calls are the cycle's too.
@@ -88,28 +121,43 @@ export async function countCycles(server: CycleProcess, prefix: string, redis?: 
     delete delta.info;
     out.redis = delta;
   }
+  if (postgres && postgresBefore) {
+    out.postgres = countsDelta(await statementsByKind(postgres.server, postgres.database), postgresBefore);
+  }
   return out;
 }
 
 interface BackendCost {
   perCycle: Counts;
   redisCommands?: Counts;
+  postgresStatements?: Counts;
   run: Throughput;
   sdkShare?: number;
 }
 
-async function measureBackend(ctx: CycleContext, backend: 'memory' | 'sqlite' | 'redis'): Promise<BackendCost> {
-  const server = await CycleProcess.start(backend, ['demo', storeSpec(ctx, backend, 'cost'), ctx.model.baseURL]);
+const COST_DATABASE = 'cost';
+
+async function measureBackend(ctx: CycleContext, backend: BackendName): Promise<BackendCost> {
+  const spec = backend === 'postgres' ? await postgresSpec(ctx, COST_DATABASE) : storeSpec(ctx, backend, 'cost');
+  const server = await CycleProcess.start(backend, ['demo', spec, ctx.model.baseURL]);
   try {
     await warm(server, `${backend}-warm`);
-    const { store: perCycle, redis: redisCommands } = await countCycles(
+    const counted = await countCycles(
       server,
       `${backend}-count`,
       backend === 'redis' ? ctx.redis : undefined,
+      backend === 'postgres' ? { server: ctx.postgres!, database: COST_DATABASE } : undefined,
     );
+    const { store: perCycle, redis: redisCommands, postgres: postgresStatements } = counted;
     const run = await throughput(server, ctx.seconds, `${backend}-load`);
     const share = backend === 'memory' ? await sdkShare(server, ctx, backend) : undefined;
-    return { perCycle, ...(redisCommands ? { redisCommands } : {}), run, ...(share !== undefined ? { sdkShare: share } : {}) };
+    return {
+      perCycle,
+      ...(redisCommands ? { redisCommands } : {}),
+      ...(postgresStatements ? { postgresStatements } : {}),
+      run,
+      ...(share !== undefined ? { sdkShare: share } : {}),
+    };
   } finally {
     await server.stop();
   }
@@ -124,6 +172,134 @@ async function measureBare(ctx: CycleContext, profile: boolean): Promise<{ run: 
   } finally {
     await server.stop();
   }
+}
+
+/** Slices per backend in the PostgreSQL ÷ Redis comparison, alternated: Redis first in even rounds. */
+const VERSUS_ROUNDS = 4;
+/** A Redis database and a PostgreSQL database of the comparison's own, both empty at its start. */
+const VERSUS_REDIS_DB = 3;
+const VERSUS_DATABASE = 'versus';
+
+interface VersusSlice {
+  backend: 'redis' | 'postgres';
+  round: number;
+  cycles: number;
+  seconds: number;
+  errors: number;
+  /** The demo server's CPU (its process), ms. */
+  serverCpuMs: number;
+  /** The database server's CPU over the slice (redis-server; PostgreSQL's postmaster and every backend), ms. */
+  databaseCpuMs: number;
+}
+
+/**
+ * PostgreSQL against Redis in one run: a demo server on each, both started before the first slice and
+ * kept running, loaded one at a time at 10 concurrent browsers, Redis first in even rounds and PostgreSQL
+ * first in odd ones, so a neighbour's burst of load falls on both sides alike.
+ */
+async function measureVersus(ctx: CycleContext): Promise<VersusSlice[]> {
+  const redis = ctx.redis!;
+  const postgres = ctx.postgres!;
+  const specs = { redis: `redis:${redis.url}/${VERSUS_REDIS_DB}`, postgres: await postgresSpec(ctx, VERSUS_DATABASE) };
+  const servers = {
+    redis: await CycleProcess.start('redis versus', ['demo', specs.redis, ctx.model.baseURL]),
+    postgres: await CycleProcess.start('postgres versus', ['demo', specs.postgres, ctx.model.baseURL]),
+  };
+  const databaseCpu = { redis: () => redisCpuSeconds(redis.port), postgres: async () => postgres.cpuSeconds() };
+  const slices: VersusSlice[] = [];
+  try {
+    await warm(servers.redis, 'redis-versus-warm');
+    await warm(servers.postgres, 'postgres-versus-warm');
+    for (let round = 0; round < VERSUS_ROUNDS; round++) {
+      const order = round % 2 === 0 ? (['redis', 'postgres'] as const) : (['postgres', 'redis'] as const);
+      for (const backend of order) {
+        const dbBefore = await databaseCpu[backend]();
+        const run = await throughput(servers[backend], ctx.seconds, `${backend}-versus-${round}`);
+        const dbAfter = await databaseCpu[backend]();
+        slices.push({
+          backend,
+          round,
+          cycles: run.load.cycles,
+          seconds: run.load.seconds,
+          errors: run.load.errors,
+          serverCpuMs: run.cpuMsPerCycle * Math.max(1, run.load.cycles),
+          databaseCpuMs: (dbAfter - dbBefore) * 1000,
+        });
+      }
+    }
+  } finally {
+    await Promise.all([servers.redis.stop(), servers.postgres.stop()]);
+  }
+  return slices;
+}
+
+/** Questions/s and CPU ms per question over the slices of one backend. */
+function versusTotals(slices: VersusSlice[], backend: 'redis' | 'postgres') {
+  const mine = slices.filter((x) => x.backend === backend);
+  const cycles = Math.max(
+    1,
+    mine.reduce((t, x) => t + x.cycles, 0),
+  );
+  const sum = (f: (x: VersusSlice) => number) => mine.reduce((t, x) => t + f(x), 0);
+  return {
+    rate: sum((x) => x.cycles) / sum((x) => x.seconds),
+    serverCpuMs: sum((x) => x.serverCpuMs) / cycles,
+    databaseCpuMs: sum((x) => x.databaseCpuMs) / cycles,
+    errors: sum((x) => x.errors),
+  };
+}
+
+function versusFindings(out: CycleFindings, slices: VersusSlice[]): void {
+  const redis = versusTotals(slices, 'redis');
+  const postgres = versusTotals(slices, 'postgres');
+  const rounds = [...new Set(slices.map((x) => x.round))];
+  const roundRatios = rounds.map((round) => {
+    const of = (b: string) => slices.find((x) => x.round === round && x.backend === b)!;
+    return of('postgres').cycles / of('postgres').seconds / (of('redis').cycles / of('redis').seconds);
+  });
+  const range = `${fixed(Math.min(...roundRatios))}–${fixed(Math.max(...roundRatios))}× by round`;
+  out.rows.push({
+    group: 'cycle',
+    metric: `questions/s at 10 concurrent, PostgreSQL vs Redis (${rounds.length} alternated slices each; ${range})`,
+    value: rate(postgres.rate),
+    baseline: `${rate(redis.rate)} (Redis)`,
+    ratio: ratio(postgres.rate / redis.rate),
+    target: `≥ ${TARGETS.postgresVsRedis}×`,
+    met: postgres.rate / redis.rate >= TARGETS.postgresVsRedis,
+    raw: { postgresCyclesPerSecond: postgres.rate, redisCyclesPerSecond: redis.rate },
+  });
+  out.rows.push({
+    group: 'cycle',
+    metric: 'server CPU per question, PostgreSQL vs Redis (the same slices)',
+    value: `${fixed(postgres.serverCpuMs, 3)} ms`,
+    baseline: `${fixed(redis.serverCpuMs, 3)} ms (Redis)`,
+    ratio: ratio(postgres.serverCpuMs / redis.serverCpuMs),
+    target: 'for information',
+    raw: { postgresCpuMs: postgres.serverCpuMs, redisCpuMs: redis.serverCpuMs },
+  });
+  out.rows.push({
+    group: 'cycle',
+    metric: 'database server CPU per question, PostgreSQL (every process of it) vs redis-server (the same slices)',
+    value: `${fixed(postgres.databaseCpuMs, 3)} ms`,
+    baseline: `${fixed(redis.databaseCpuMs, 3)} ms (Redis)`,
+    ratio: ratio(postgres.databaseCpuMs / redis.databaseCpuMs),
+    target: 'for information',
+    raw: { postgresDatabaseCpuMs: postgres.databaseCpuMs, redisDatabaseCpuMs: redis.databaseCpuMs },
+  });
+  out.tables.push(
+    '',
+    '| PostgreSQL vs Redis, slice | backend | questions/s | demo server CPU ms/question | database server CPU ms/question | errors |',
+    '|---|---|---|---|---|---|',
+    ...slices.map(
+      (x) =>
+        `| ${x.round + 1} | ${x.backend} | ${fixed(x.cycles / x.seconds, 0)} | ${fixed(x.serverCpuMs / Math.max(1, x.cycles), 3)} | ${fixed(x.databaseCpuMs / Math.max(1, x.cycles), 3)} | ${x.errors} |`,
+    ),
+  );
+  for (const [name, totals] of [
+    ['Redis', redis],
+    ['PostgreSQL', postgres],
+  ] as const)
+    if (totals.errors) out.notes.push(`${name} vs: ${totals.errors} cycles failed under load in the alternated slices`);
 }
 
 /** fsync and fdatasync calls in strace's -c report, or undefined when there is no report. */
@@ -181,7 +357,12 @@ async function fsyncsPerCycle(ctx: CycleContext): Promise<{ perCycle?: number; w
 export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
   const out = emptyFindings();
   const bareFirst = await measureBare(ctx, true);
-  const backends: Array<'memory' | 'sqlite' | 'redis'> = ctx.redis ? ['memory', 'sqlite', 'redis'] : ['memory', 'sqlite'];
+  const backends: BackendName[] = [
+    'memory',
+    'sqlite',
+    ...(ctx.redis ? ['redis' as const] : []),
+    ...(ctx.postgres ? ['postgres' as const] : []),
+  ];
   const costs = new Map<string, BackendCost>();
   for (const backend of backends) {
     costs.set(backend, await measureBackend(ctx, backend));
@@ -192,6 +373,7 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
   const bareRate = (bareFirst.run.cyclesPerSecond + bareLast.run.cyclesPerSecond) / 2;
   const bareCpu = (bareFirst.run.cpuMsPerCycle + bareLast.run.cpuMsPerCycle) / 2;
   const fsyncs = await fsyncsPerCycle(ctx);
+  const versus = ctx.redis && ctx.postgres ? await measureVersus(ctx) : undefined;
 
   out.tables.push(
     '',
@@ -225,6 +407,18 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
         ratio: '',
         target: 'cross-check',
       });
+    }
+    if (cost.postgresStatements) {
+      out.rows.push({
+        group: 'cycle',
+        metric: 'PostgreSQL statements per question (pg_stat_statements, top level: the store and its event log)',
+        value: perCycleText(cost.postgresStatements, COUNTED_CYCLES),
+        baseline: '',
+        ratio: '',
+        target: 'cross-check',
+      });
+    } else if (backend === 'postgres') {
+      out.notes.push('PostgreSQL: statements not counted at the server (pg_stat_statements is not installed)');
     }
     if (cost.run.load.errors)
       out.notes.push(`${backend}: ${cost.run.load.errors} cycles failed under load; first: ${cost.run.load.firstError}`);
@@ -270,7 +464,10 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
     ratio: '',
     target: 'for information',
   });
+  if (versus) versusFindings(out, versus);
+  else if (ctx.postgres) out.notes.push('PostgreSQL vs Redis not measured: Redis is not installed');
   out.detail = {
+    ...(versus ? { versus } : {}),
     bare: [bareFirst, bareLast],
     backends: Object.fromEntries(costs),
     countedCycles: COUNTED_CYCLES,

@@ -39,7 +39,8 @@ export type ToServer =
   | { type: 'appends' }
   | { type: 'loop' };
 export type FromServer =
-  | { type: 'ready'; port: number }
+  /** `sweepMs`: how long the startup sweep took (the demo's, over every paused run), `checked` what it checked. */
+  | { type: 'ready'; port: number; sweepMs?: number; checked?: number }
   | {
       type: 'stats';
       counts: Counts;
@@ -83,6 +84,12 @@ async function openBackend(spec: string): Promise<Backend> {
     const { openRedisBackend } = await import('../plugin/store/redis-backend.js');
     return openRedisBackend({ url, label: 'bench redis' }, { timeoutMs: 1500 });
   }
+  if (spec.startsWith('postgres:')) {
+    const url = spec.slice('postgres:'.length);
+    const { openPostgresBackend } = await import('../plugin/store/postgres-backend.js');
+    // The pool's size and the namespace as openStore gives them by default.
+    return openPostgresBackend({ url, label: 'bench postgres' }, { timeoutMs: 1500 });
+  }
   throw new Error(`unknown store ${spec}`);
 }
 
@@ -115,7 +122,7 @@ const onError = (err: unknown) => {
 interface Served {
   listener: (req: IncomingMessage, res: ServerResponse) => void;
   seed?: (sessionId: string) => Promise<void>;
-  startupSweep?: () => Promise<void>;
+  startupSweep?: () => Promise<number>;
   close(): Promise<void>;
 }
 
@@ -154,7 +161,7 @@ async function demoServer(): Promise<Served> {
   });
   return {
     // demo/server.ts sweeps in the background once it listens; the parent measures after that sweep.
-    startupSweep: () => demo.loop.sweep().then(() => undefined),
+    startupSweep: () => demo.loop.sweep().then((report) => report.checked),
     listener: demo.listener,
     seed: (sessionId) => seeder.loop.chat({ caller: SEEDER, sessionId, message: 'Migrate the schema.', sse: discardingSink() }),
     async close() {
@@ -266,7 +273,9 @@ const served = mode === 'bare' ? bareServer() : await demoServer();
 const server = createServer(served.listener);
 server.keepAliveTimeout = 30_000;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-await served.startupSweep?.().catch(onError);
+const sweepStarted = performance.now();
+const checked = await served.startupSweep?.().catch(onError);
+const sweepMs = served.startupSweep ? performance.now() - sweepStarted : undefined;
 
 async function seed(m: Extract<ToServer, { type: 'seed' }>) {
   const started = performance.now();
@@ -336,4 +345,9 @@ process.on('disconnect', () => {
   server.close();
   void served.close().then(() => process.exit(0));
 });
-send({ type: 'ready', port: (server.address() as AddressInfo).port });
+send({
+  type: 'ready',
+  port: (server.address() as AddressInfo).port,
+  ...(sweepMs !== undefined ? { sweepMs } : {}),
+  ...(typeof checked === 'number' ? { checked } : {}),
+});

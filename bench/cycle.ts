@@ -1,12 +1,12 @@
 /**
  * Benchmark "cycle" — what one question costs the demo server, end to end over HTTP (not a test): POST
  * /api/chat until `user_input_required` and `done`, then POST /api/chat/continue until `done`, against an
- * instant model on 127.0.0.1, on the memory, SQLite and Redis stores. Every figure sits beside a baseline
- * measured in the same run. Parts: cost (round trips, fsyncs, CPU, questions/s vs a bare server), scale
- * (many open questions, startup), streams (memory per open chat stream, idle writes), instances (two
- * servers on one Redis).
+ * instant model on 127.0.0.1, on the memory, SQLite, Redis and PostgreSQL stores. Every figure sits beside
+ * a baseline measured in the same run. Parts: cost (round trips, fsyncs, CPU, questions/s vs a bare server;
+ * PostgreSQL vs Redis in alternated slices), scale (many open questions, startup; SQLite, Redis and
+ * PostgreSQL), streams (memory per open chat stream, idle writes), instances (two servers on one Redis).
  * Run: `node bench/results/build/bench/cycle.js [--only cost,scale,streams,instances]`; BENCH_OPEN sets the
- * open questions for scale (default 50,000), BENCH_SEED_SECONDS the time allowed to make them (default 150),
+ * open questions for scale (default 50,000), BENCH_SEED_SECONDS the time allowed to make them (default 420),
  * BENCH_CYCLE_SECONDS the load per slice (default 4).
  */
 import { runParts } from './lib/run-parts.js';
@@ -15,4 +15,13 @@ import { measureScale } from './cycle-scale.js';
 import { measureStreams } from './cycle-streams.js';
 import { measureInstances } from './cycle-instances.js';
 
-await runParts('cycle', { cost: measureCost, scale: measureScale, streams: measureStreams, instances: measureInstances });
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt > 0 ? (process.argv[onlyAt + 1] ?? '').split(',') : undefined;
+
+await runParts(
+  'cycle',
+  { cost: measureCost, scale: measureScale, streams: measureStreams, instances: measureInstances },
+  {},
+  // The cost and scale parts measure PostgreSQL too; streams and instances never touch it.
+  { postgres: !only || only.includes('cost') || only.includes('scale') },
+);

@@ -16,12 +16,17 @@ export interface LogCounting {
   onAppend?: (frames: readonly LogFrame[]) => void;
 }
 
-/** Every method call of `target` counted under its name in `counts`, `before` run first; `close` is not counted. */
+/**
+ * Every method call of `target` counted under its name in `counts`, `before` run first; `close` is not
+ * counted. Properties are read from, and methods called on, the target itself, never the Proxy: a backend
+ * with private fields (`#…`, the PostgreSQL one) refuses a Proxy as `this`.
+ */
 function countCalls<T extends object>(target: T, counts: Counts, before?: (name: string, args: unknown[]) => void): T {
   return new Proxy(target, {
-    get(object, name, receiver) {
-      const value: unknown = Reflect.get(object, name, receiver);
-      if (typeof value !== 'function' || name === 'close' || typeof name !== 'string') return value;
+    get(object, name) {
+      const value: unknown = Reflect.get(object, name);
+      if (typeof value !== 'function') return value;
+      if (name === 'close' || typeof name !== 'string') return (value as (...a: unknown[]) => unknown).bind(object);
       return (...args: unknown[]) => {
         counts[name] = (counts[name] ?? 0) + 1;
         before?.(name, args);

@@ -2,11 +2,14 @@
 import type { ResultRow } from './results.js';
 import type { InstantModel } from './instant-model.js';
 import type { BenchRedis } from './redis-server.js';
+import type { BenchPostgres } from './postgres-server.js';
 
 export interface CycleContext {
   model: InstantModel;
   /** Undefined when redis-server is not installed. */
   redis: BenchRedis | undefined;
+  /** A PostgreSQL of the benchmark's own, for the benchmarks that ask for one (cycle.ts); else undefined. */
+  postgres: BenchPostgres | undefined;
   /** A fresh temp dir for SQLite files. */
   tmp: string;
   /** Seconds of load per measured slice. */
@@ -30,6 +33,11 @@ export function storeSpec(ctx: CycleContext, backend: 'memory' | 'sqlite' | 'red
   if (backend === 'memory') return 'memory';
   if (backend === 'sqlite') return `sqlite:${ctx.tmp}/${name}.db`;
   return `redis:${ctx.redis!.url}`;
+}
+
+/** The same for PostgreSQL: a fresh database named `name` on the benchmark's own server. */
+export async function postgresSpec(ctx: CycleContext, name: string): Promise<string> {
+  return `postgres:${await ctx.postgres!.freshDatabase(name)}`;
 }
 
 export const one = (port: number) => () => ({ chat: port, continue: port });

@@ -17,6 +17,8 @@ export class CycleProcess {
   private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
   port = 0;
+  /** How long the server's startup sweep took and how many paused runs it checked (demo servers). */
+  startupSweep: { ms: number; checked: number } | undefined;
 
   private constructor(
     readonly label: string,
@@ -39,7 +41,9 @@ export class CycleProcess {
 
   static async start(label: string, args: string[], options: CycleProcessOptions = {}): Promise<CycleProcess> {
     const p = new CycleProcess(label, args, options);
-    p.port = (await p.receive('ready', 120_000)).port;
+    const ready = await p.receive('ready', 120_000);
+    p.port = ready.port;
+    if (ready.sweepMs !== undefined) p.startupSweep = { ms: ready.sweepMs, checked: ready.checked ?? 0 };
     return p;
   }
 

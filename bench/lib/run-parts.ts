@@ -1,6 +1,7 @@
 /**
  * The driver a benchmark made of parts shares (cycle.ts, follow.ts): an instant model, a Redis of its own
- * (when installed) and a temp dir for every part, `--only a,b` to run some, one result part file, the
+ * (when installed), a PostgreSQL of its own when the benchmark asks for one (`{ postgres: true }`, when
+ * installed) and a temp dir for every part, `--only a,b` to run some, one result part file, the
  * figures echoed. BENCH_CYCLE_SECONDS sets the load per slice, BENCH_OPEN the open questions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startInstantModel, type InstantModelOptions } from './instant-model.js';
 import { redisAvailable, startRedis } from './redis-server.js';
+import { postgresMissing, startPostgres } from './postgres-server.js';
 import { writePart } from './results.js';
 import type { CycleContext, CycleFindings } from './cycle-context.js';
 
@@ -16,16 +18,27 @@ export type Part = (ctx: CycleContext) => Promise<CycleFindings>;
 const positive = (raw: string | undefined, fallback: number) => (raw && Number(raw) > 0 ? Number(raw) : fallback);
 
 /** Runs the wanted parts in order, writes the part file `name` and exits (kept-alive sockets must not hold the process). */
-export async function runParts(name: string, parts: Record<string, Part>, model: InstantModelOptions = {}): Promise<never> {
+export async function runParts(
+  name: string,
+  parts: Record<string, Part>,
+  model: InstantModelOptions = {},
+  servers: { postgres?: boolean } = {},
+): Promise<never> {
   const onlyAt = process.argv.indexOf('--only');
   const wanted = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(',') : Object.keys(parts);
   const started = performance.now();
   const tmp = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  // Also when a signal ends the process through a handler that exits (lib/postgres-server.ts has one).
+  const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
+  process.once('exit', removeTmp);
   const instant = await startInstantModel(model);
   const redis = redisAvailable() ? await startRedis() : undefined;
+  const postgresWhyNot = servers.postgres ? postgresMissing() : undefined;
+  const postgres = servers.postgres && !postgresWhyNot ? await startPostgres() : undefined;
   const ctx: CycleContext = {
     model: instant,
     redis,
+    postgres,
     tmp,
     seconds: positive(process.env.BENCH_CYCLE_SECONDS, 4),
     open: Math.floor(positive(process.env.BENCH_OPEN, 50_000)),
@@ -35,6 +48,8 @@ export async function runParts(name: string, parts: Record<string, Part>, model:
   const tables: string[] = [];
   const detail: Record<string, unknown> = { open: ctx.open, seconds: ctx.seconds };
   if (!redis) notes.push('Redis skipped: redis-server is not installed (Debian: apt-get install -y redis-server).');
+  if (postgresWhyNot) notes.push(`PostgreSQL skipped: ${postgresWhyNot}.`);
+  if (postgres) detail.postgres = { version: postgres.version, statementCounters: postgres.statements };
   try {
     for (const partName of wanted) {
       const part = parts[partName];
@@ -50,6 +65,7 @@ export async function runParts(name: string, parts: Record<string, Part>, model:
   } finally {
     await instant.close();
     await redis?.stop();
+    await postgres?.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
   writePart({ name, seconds: (performance.now() - started) / 1000, rows, notes, tables, detail });
