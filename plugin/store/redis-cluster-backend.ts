@@ -10,15 +10,15 @@
  * write; a write no replica confirmed in time fails as unavailable, and a retry finds it (nothing is
  * claimed twice). Reads go to masters only.
  */
-import { createCluster, type RedisClientType, type RedisClusterType } from '@keyv/redis';
+import { createCluster, type RedisClientType } from '@keyv/redis';
 import type { Backend, ScanPage, SwapRequest } from './backend.js';
 import { globEscape, SWAP, swapArguments } from './redis-backend.js';
-import { clusterLogConnection } from './redis-cluster-log.js';
+import { clusterLogConnection, type RedisClusterConnection } from './redis-cluster-log.js';
 import { RedisLog, type LuaScript, type ScriptOptions } from './redis-log.js';
 import { withinBudget } from './store-errors.js';
 import { StoreUnavailableError } from './types.js';
 
-export type RedisClusterConnection = RedisClusterType<{}, {}, {}, 2, {}>;
+export type { RedisClusterConnection } from './redis-cluster-log.js';
 type NodeClient = RedisClientType<{}, {}, {}, 2, {}>;
 
 export interface RedisClusterBackendOptions {

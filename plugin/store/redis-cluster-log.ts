@@ -5,7 +5,10 @@
  * (SPUBLISH, SSUBSCRIBE), which stays on the shard that owns the slot instead of reaching every node.
  */
 import { appendScript, type LogConnection, type LuaScript, type ScriptOptions } from './redis-log.js';
-import type { RedisClusterConnection } from './redis-cluster-backend.js';
+import type { RedisClusterType } from '@keyv/redis';
+
+/** The cluster client the store opens (redis-cluster-backend.ts) and the log shares. */
+export type RedisClusterConnection = RedisClusterType<{}, {}, {}, 2, {}>;
 
 const APPEND_SHARDED = appendScript('SPUBLISH');
 
