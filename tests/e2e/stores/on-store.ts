@@ -6,8 +6,9 @@
  * The store's server is started once for the file, on first use. The cases that need no server of their own
  * (rows 1–6, and instance A of the two) run one after the other on one demo server on it, each with its own
  * sessions, page, scripted turns and evidence; the restart cases (row 7) start theirs on a store of their own
- * (`fresh`, where the store has databases) and restart them on it. Every demo server is checked to say the
- * store's kind in `GET /api/health`. Evidence folders take the kind as suffix: `.evidence/e2e/<case>-<kind>/`.
+ * (`fresh`, where the store has databases), else on the file's store beside the shared demo (its file says why
+ * that is safe), and restart them on it. Every demo server is checked to say the store's kind in
+ * `GET /api/health`. Evidence folders take the kind as suffix: `.evidence/e2e/<case>-<kind>/`.
  */
 import { after } from 'node:test';
 import type { SharedDemo } from '../helpers/acceptance-case.js';
