@@ -1,6 +1,6 @@
 /**
- * What one question costs on each backend: store round trips (counted at the backend, on Redis by its own
- * command counters, on PostgreSQL by pg_stat_statements), SQLite fsyncs (strace), server CPU and cycles/s
+ * What one question costs on each backend: store round trips (counted at the backend; on Redis and Redis
+ * Cluster also by the servers' own command counters, on PostgreSQL by pg_stat_statements), SQLite fsyncs (strace), server CPU and cycles/s
  * at 10 concurrent browsers beside a bare node:http server doing the same two exchanges with the same
  * `openai` client, and the client's share of the server's CPU from a V8 profile. Then PostgreSQL against
  * Redis in alternated slices on two servers running side by side: questions/s, the demo server's CPU and
@@ -13,6 +13,7 @@ import { load, type LoadResult } from './lib/cycle-client.js';
 import { countsDelta, perCycleText, totalOf, type Counts } from './lib/counting-backend.js';
 import { commandStats, redisCpuSeconds } from './lib/redis-server.js';
 import { statementKind, type BenchPostgres } from './lib/postgres-server.js';
+import type { BenchRedisCluster } from './lib/redis-cluster.js';
 import {
   emptyFindings,
   fixed,
@@ -32,7 +33,7 @@ const CONCURRENCY = 10;
 export const COUNTED_CYCLES = 20;
 const TARGETS = { roundTrips: 15, fsyncs: 4, cpuRatio: 1.5, rateRatio: 0.5, postgresVsRedis: 0.5 };
 
-type BackendName = 'memory' | 'sqlite' | 'redis' | 'postgres';
+type BackendName = 'memory' | 'sqlite' | 'redis' | 'postgres' | 'redis-cluster';
 
 export interface Throughput {
   load: LoadResult;
@@ -77,7 +78,7 @@ export interface CountedCycles {
   log: Counts;
   /** The log's appends by the events each carried. */
   appendShapes: Counts;
-  /** Redis's own command counters over the same cycles, when `redis` was given. */
+  /** Redis's own command counters over the same cycles (a cluster's summed over its masters), when `redis` was given. */
   redis?: Counts;
   /** The top-level statements PostgreSQL ran on the store's database (pg_stat_statements), by kind, when `postgres` was given. */
   postgres?: Counts;
@@ -93,6 +94,10 @@ async function statementsByKind(postgres: BenchPostgres, database: string): Prom
   return out;
 }
 
+/** A Redis server's command counters, or a cluster's over its masters. */
+const redisCommands = (redis: { port: number } | BenchRedisCluster): Promise<Counts> =>
+  'commandStats' in redis ? redis.commandStats() : commandStats(redis.port);
+
 /**
  * COUNTED_CYCLES questions one after another, nothing else running, so every backend call is theirs: the
  * server's counts (store and log) before and after, and Redis's command counters when given.
@@ -100,11 +105,11 @@ async function statementsByKind(postgres: BenchPostgres, database: string): Prom
 export async function countCycles(
   server: CycleProcess,
   prefix: string,
-  redis?: { port: number },
+  redis?: { port: number } | BenchRedisCluster,
   postgres?: { server: BenchPostgres; database: string },
 ): Promise<CountedCycles> {
   const before = await server.stats();
-  const redisBefore = redis ? await commandStats(redis.port) : undefined;
+  const redisBefore = redis ? await redisCommands(redis) : undefined;
   const postgresBefore = postgres?.server.statements ? await statementsByKind(postgres.server, postgres.database) : undefined;
   const counted = await load({ route: one(server.port), concurrency: 1, seconds: 60, maxCycles: COUNTED_CYCLES, prefix });
   if (counted.cycles !== COUNTED_CYCLES) throw new Error(`${prefix}: counted cycles failed: ${counted.firstError}`);
@@ -117,8 +122,10 @@ export async function countCycles(
     appendShapes: countsDelta(after.appendShapes, before.appendShapes),
   };
   if (redis && redisBefore) {
-    const delta = countsDelta(await commandStats(redis.port), redisBefore);
+    const delta = countsDelta(await redisCommands(redis), redisBefore);
+    // The bench's own INFO, and a cluster's replicas acknowledging their replication stream each second.
     delete delta.info;
+    delete delta.replconf;
     out.redis = delta;
   }
   if (postgres && postgresBefore) {
@@ -145,7 +152,7 @@ async function measureBackend(ctx: CycleContext, backend: BackendName): Promise<
     const counted = await countCycles(
       server,
       `${backend}-count`,
-      backend === 'redis' ? ctx.redis : undefined,
+      backend === 'redis' ? ctx.redis : backend === 'redis-cluster' ? ctx.redisCluster : undefined,
       backend === 'postgres' ? { server: ctx.postgres!, database: COST_DATABASE } : undefined,
     );
     const { store: perCycle, redis: redisCommands, postgres: postgresStatements } = counted;
@@ -362,6 +369,7 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
     'sqlite',
     ...(ctx.redis ? ['redis' as const] : []),
     ...(ctx.postgres ? ['postgres' as const] : []),
+    ...(ctx.redisCluster ? ['redis-cluster' as const] : []),
   ];
   const costs = new Map<string, BackendCost>();
   for (const backend of backends) {
@@ -401,7 +409,10 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
     if (cost.redisCommands) {
       out.rows.push({
         group: 'cycle',
-        metric: 'Redis commands per question (INFO commandstats; commands inside scripts included)',
+        metric:
+          backend === 'redis-cluster'
+            ? 'Redis Cluster commands per question (INFO commandstats of the masters; commands inside scripts included; wait: a write confirmed by a replica)'
+            : 'Redis commands per question (INFO commandstats; commands inside scripts included)',
         value: perCycleText(cost.redisCommands, COUNTED_CYCLES),
         baseline: '',
         ratio: '',

@@ -1,16 +1,19 @@
 /**
  * Whether questions left open cost the ones being answered: questions/s with BENCH_OPEN paused sessions
- * in the store vs with 1,000, on SQLite, Redis and PostgreSQL; and how long the demo's own server entry
+ * in the store vs with 1,000, on SQLite, Redis, PostgreSQL and Redis Cluster; and how long the demo's own server entry
  * takes from spawn to accepting connections on a store holding those paused runs vs an empty one (and, for
  * information, to its ready line, and how long the startup sweep over every paused run takes). The paused
  * runs are made by the loop itself (chat until the model asks), never by writing store rows, in seeding
- * processes of their own; each rate is measured on a fresh server process.
+ * processes of their own; each rate is measured on a fresh server process. A Redis Cluster has database 0
+ * only, so its two populations live on two clusters of this part's own, and its empty store is the
+ * benchmark's cluster emptied.
  */
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { CycleProcess } from './lib/cycle-process.js';
 import { load } from './lib/cycle-client.js';
 import { flushAll, freePort } from './lib/redis-server.js';
+import { startRedisCluster, type BenchRedisCluster } from './lib/redis-cluster.js';
 import { emptyFindings, fixed, one, rate, sleep, type CycleContext, type CycleFindings } from './lib/cycle-context.js';
 import { CHILD_EXEC_ARGV, COMPILED, REPO_ROOT } from './lib/paths.js';
 import { ratio } from './lib/stats.js';
@@ -93,7 +96,7 @@ interface ScaleResult {
   sweeps: Array<{ ms: number; checked: number } | undefined>;
 }
 
-type ScaleBackend = 'sqlite' | 'redis' | 'postgres';
+type ScaleBackend = 'sqlite' | 'redis' | 'postgres' | 'redis-cluster';
 
 interface Target {
   backend: ScaleBackend;
@@ -103,12 +106,19 @@ interface Target {
 
 const postgresDatabase = (db: number) => `scale_${db}`;
 
-/** A store of its own per population: a file, a Redis database number, a PostgreSQL database. */
-function targetOf(ctx: CycleContext, backend: ScaleBackend, db: number): Target {
+/** The Redis Clusters of the scale part, by population (SMALL, LARGE, EMPTY). */
+type Clusters = Record<number, BenchRedisCluster>;
+
+/** A store of its own per population: a file, a Redis database number, a PostgreSQL database, a Redis Cluster. */
+function targetOf(ctx: CycleContext, backend: ScaleBackend, db: number, clusters: Clusters): Target {
   if (backend === 'sqlite') return { backend, spec: `sqlite:${ctx.tmp}/scale-${db}.db`, storeUrl: `sqlite://${ctx.tmp}/scale-${db}.db` };
   if (backend === 'postgres') {
     const url = ctx.postgres!.url(postgresDatabase(db));
     return { backend, spec: `postgres:${url}`, storeUrl: url };
+  }
+  if (backend === 'redis-cluster') {
+    const url = clusters[db]!.url;
+    return { backend, spec: `redis-cluster:${url}`, storeUrl: url };
   }
   return { backend, spec: `redis:${ctx.redis!.url}/${db}`, storeUrl: `${ctx.redis!.url}/${db}` };
 }
@@ -155,12 +165,13 @@ async function seedAll(ctx: CycleContext, jobs: Array<{ target: Target; count: n
 
 const mean = (values: number[]) => values.reduce((t, v) => t + v, 0) / values.length;
 
-async function measureAll(ctx: CycleContext, backends: ScaleBackend[]): Promise<ScaleResult[]> {
+async function measureAll(ctx: CycleContext, backends: ScaleBackend[], clusters: Clusters): Promise<ScaleResult[]> {
   if (ctx.redis) await flushAll(ctx.redis.port);
   if (backends.includes('postgres')) for (const db of [SMALL, LARGE, EMPTY]) await ctx.postgres!.freshDatabase(postgresDatabase(db));
+  if (backends.includes('redis-cluster')) await clusters[EMPTY]!.flushAll();
   const jobs = backends.flatMap((b) => [
-    { target: targetOf(ctx, b, SMALL), count: BASE_OPEN },
-    { target: targetOf(ctx, b, LARGE), count: Math.max(BASE_OPEN, ctx.open) },
+    { target: targetOf(ctx, b, SMALL, clusters), count: BASE_OPEN },
+    { target: targetOf(ctx, b, LARGE, clusters), count: Math.max(BASE_OPEN, ctx.open) },
   ]);
   const seeded = await seedAll(ctx, jobs);
   // The bulk of inserts leaves PostgreSQL an autovacuum and a checkpoint to run, which would fall on the
@@ -186,7 +197,7 @@ async function measureAll(ctx: CycleContext, backends: ScaleBackend[]): Promise<
       const onLarge = await rateOn(ctx, large, `${backend}-large-${run}`);
       rates.large.push(onLarge.rate);
       sweeps.push(onLarge.sweep);
-      startups.empty.push(await startupMs(ctx, targetOf(ctx, backend, EMPTY).storeUrl));
+      startups.empty.push(await startupMs(ctx, targetOf(ctx, backend, EMPTY, clusters).storeUrl));
       startups.large.push(await startupMs(ctx, large.storeUrl));
     }
     results.push({
@@ -213,9 +224,30 @@ const meanOf = (values: (number | undefined)[]) =>
 const seconds = (ms: number | undefined) => (ms === undefined ? `> ${STARTUP_LIMIT_MS / 1000} s` : `${fixed(ms / 1000, 2)} s`);
 
 export async function measureScale(ctx: CycleContext): Promise<CycleFindings> {
+  const backends: ScaleBackend[] = [
+    'sqlite',
+    ...(ctx.redis ? ['redis' as const] : []),
+    ...(ctx.postgres ? ['postgres' as const] : []),
+    ...(ctx.redisCluster ? ['redis-cluster' as const] : []),
+  ];
+  // A cluster has database 0 only: the 1,000 and the N paused runs get a cluster each, started here, and the
+  // empty store is the benchmark's own cluster, emptied (bench/README.md says why not one cluster).
+  const clusters: Clusters = {};
+  try {
+    if (ctx.redisCluster) {
+      clusters[EMPTY] = ctx.redisCluster;
+      clusters[SMALL] = await startRedisCluster();
+      clusters[LARGE] = await startRedisCluster();
+    }
+    return findings(ctx, backends, await measureAll(ctx, backends, clusters));
+  } finally {
+    await clusters[SMALL]?.stop();
+    await clusters[LARGE]?.stop();
+  }
+}
+
+function findings(ctx: CycleContext, backends: ScaleBackend[], results: ScaleResult[]): CycleFindings {
   const out = emptyFindings();
-  const backends: ScaleBackend[] = ['sqlite', ...(ctx.redis ? ['redis' as const] : []), ...(ctx.postgres ? ['postgres' as const] : [])];
-  const results = await measureAll(ctx, backends);
   out.tables.push(
     '',
     '| scale, backend | paused runs | startup: accepts a connection (each run) | startup: ready line (each run) | empty store: accepts / ready line | startup sweep over the paused runs (each server on them) |',

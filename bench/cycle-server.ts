@@ -2,7 +2,8 @@
  * The server side of the cycle benchmark, in its own process so its CPU is its own. Arguments:
  * `demo <store> <modelBaseURL>` serves the demo app (Koa, persistent host) on a store whose backend calls
  * are counted; `bare - <modelBaseURL>` serves the same two exchanges on node:http with the same `openai`
- * client and no store. `<store>` is `memory`, `sqlite:<file>` (node:sqlite) or `redis:<url>`. After them,
+ * client and no store. `<store>` is `memory`, `sqlite:<file>` (node:sqlite), `redis:<url>`, `postgres:<url>` or
+ * `redis-cluster:redis+cluster://<host:port,…>`. After them,
  * `--no-log` serves the demo on the same store with an event log that does nothing (the baseline of what
  * the log costs), `--record-appends` keeps when each logged frame's append started, by frame id, for the
  * parent to ask (`appends`), `--loop-delay` watches the event loop's delay (`loop`), `--approval-tool` gives
@@ -20,6 +21,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { createKeyedStore, createMemoryBackend, type Backend } from '../plugin/store/index.js';
 import { frameId } from '../plugin/store/event-log.js';
+import { parseStoreUrl } from '../plugin/store/store-url.js';
 import type { SseSink } from '../plugin/core/host.js';
 import { formatEvent, SSE_HEADERS } from '../plugin/index.js';
 import { createDemoApp } from '../demo/app.js';
@@ -83,6 +85,13 @@ async function openBackend(spec: string): Promise<Backend> {
     const url = spec.slice('redis:'.length);
     const { openRedisBackend } = await import('../plugin/store/redis-backend.js');
     return openRedisBackend({ url, label: 'bench redis' }, { timeoutMs: 1500 });
+  }
+  if (spec.startsWith('redis-cluster:')) {
+    const target = parseStoreUrl(spec.slice('redis-cluster:'.length));
+    if (target.kind !== 'redis-cluster') throw new Error(`not a redis+cluster:// URL: ${spec}`);
+    const { openRedisClusterBackend } = await import('../plugin/store/redis-cluster-backend.js');
+    // Writes wait for one replica, as openStore's default clusterWaitReplicas has them.
+    return openRedisClusterBackend(target, { timeoutMs: 1500, waitReplicas: 1 });
   }
   if (spec.startsWith('postgres:')) {
     const url = spec.slice('postgres:'.length);

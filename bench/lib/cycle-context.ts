@@ -3,6 +3,7 @@ import type { ResultRow } from './results.js';
 import type { InstantModel } from './instant-model.js';
 import type { BenchRedis } from './redis-server.js';
 import type { BenchPostgres } from './postgres-server.js';
+import type { BenchRedisCluster } from './redis-cluster.js';
 
 export interface CycleContext {
   model: InstantModel;
@@ -10,6 +11,8 @@ export interface CycleContext {
   redis: BenchRedis | undefined;
   /** A PostgreSQL of the benchmark's own, for the benchmarks that ask for one (cycle.ts); else undefined. */
   postgres: BenchPostgres | undefined;
+  /** A Redis Cluster of the benchmark's own (3 masters, 3 replicas), for those that ask for one (cycle.ts); else undefined. */
+  redisCluster: BenchRedisCluster | undefined;
   /** A fresh temp dir for SQLite files. */
   tmp: string;
   /** Seconds of load per measured slice. */
@@ -29,9 +32,10 @@ export interface CycleFindings {
 export const emptyFindings = (): CycleFindings => ({ rows: [], notes: [], tables: [], detail: {} });
 
 /** The store argument of bench/cycle-server.ts for a backend. */
-export function storeSpec(ctx: CycleContext, backend: 'memory' | 'sqlite' | 'redis', name: string): string {
+export function storeSpec(ctx: CycleContext, backend: 'memory' | 'sqlite' | 'redis' | 'redis-cluster', name: string): string {
   if (backend === 'memory') return 'memory';
   if (backend === 'sqlite') return `sqlite:${ctx.tmp}/${name}.db`;
+  if (backend === 'redis-cluster') return `redis-cluster:${ctx.redisCluster!.url}`;
   return `redis:${ctx.redis!.url}`;
 }
 

@@ -63,7 +63,7 @@ export async function startRedis(): Promise<BenchRedis> {
 }
 
 /** One command in RESP, its reply as text (a bulk string's body, or the status line). */
-function command(port: number, ...args: string[]): Promise<string> {
+export function command(port: number, ...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let reply = '';

@@ -1,7 +1,7 @@
 /**
  * The driver a benchmark made of parts shares (cycle.ts, follow.ts): an instant model, a Redis of its own
- * (when installed), a PostgreSQL of its own when the benchmark asks for one (`{ postgres: true }`, when
- * installed) and a temp dir for every part, `--only a,b` to run some, one result part file, the
+ * (when installed), a PostgreSQL and a Redis Cluster of its own when the benchmark asks for them
+ * (`{ postgres: true, redisCluster: true }`, when installed) and a temp dir for every part, `--only a,b` to run some, one result part file, the
  * figures echoed. BENCH_CYCLE_SECONDS sets the load per slice, BENCH_OPEN the open questions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { startInstantModel, type InstantModelOptions } from './instant-model.js';
 import { redisAvailable, startRedis } from './redis-server.js';
 import { postgresMissing, startPostgres } from './postgres-server.js';
+import { redisClusterAvailable, startRedisCluster } from './redis-cluster.js';
 import { writePart } from './results.js';
 import type { CycleContext, CycleFindings } from './cycle-context.js';
 
@@ -22,7 +23,7 @@ export async function runParts(
   name: string,
   parts: Record<string, Part>,
   model: InstantModelOptions = {},
-  servers: { postgres?: boolean } = {},
+  servers: { postgres?: boolean; redisCluster?: boolean } = {},
 ): Promise<never> {
   const onlyAt = process.argv.indexOf('--only');
   const wanted = onlyAt > 0 ? process.argv[onlyAt + 1]!.split(',') : Object.keys(parts);
@@ -35,10 +36,13 @@ export async function runParts(
   const redis = redisAvailable() ? await startRedis() : undefined;
   const postgresWhyNot = servers.postgres ? postgresMissing() : undefined;
   const postgres = servers.postgres && !postgresWhyNot ? await startPostgres() : undefined;
+  const clusterMissing = servers.redisCluster && !redisClusterAvailable();
+  const redisCluster = servers.redisCluster && !clusterMissing ? await startRedisCluster() : undefined;
   const ctx: CycleContext = {
     model: instant,
     redis,
     postgres,
+    redisCluster,
     tmp,
     seconds: positive(process.env.BENCH_CYCLE_SECONDS, 4),
     open: Math.floor(positive(process.env.BENCH_OPEN, 50_000)),
@@ -49,6 +53,8 @@ export async function runParts(
   const detail: Record<string, unknown> = { open: ctx.open, seconds: ctx.seconds };
   if (!redis) notes.push('Redis skipped: redis-server is not installed (Debian: apt-get install -y redis-server).');
   if (postgresWhyNot) notes.push(`PostgreSQL skipped: ${postgresWhyNot}.`);
+  if (clusterMissing)
+    notes.push('Redis Cluster skipped: redis-server or redis-cli is not installed (Debian: apt-get install -y redis-server).');
   if (postgres) detail.postgres = { version: postgres.version, statementCounters: postgres.statements };
   try {
     for (const partName of wanted) {
@@ -66,6 +72,7 @@ export async function runParts(
     await instant.close();
     await redis?.stop();
     await postgres?.stop();
+    await redisCluster?.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
   writePart({ name, seconds: (performance.now() - started) / 1000, rows, notes, tables, detail });
