@@ -1,9 +1,11 @@
 /**
- * A real Redis Cluster for tests: six `redis-server --cluster-enabled yes` on free 127.0.0.1 ports in one
- * temp dir, joined by `redis-cli --cluster create` as three masters with a replica each. Helpers find a
- * key's master, kill it like a crash and wait until its replica took over, and stop everything.
+ * A real Redis Cluster for tests: six `redis-server --cluster-enabled yes` on free 127.0.0.1 ports, each
+ * in its own dir of one temp dir, joined by `redis-cli --cluster create` as three masters with a replica
+ * each. Helpers find a key's master, kill it like a crash and wait until its replica took over, freeze or
+ * kill the whole cluster and bring it back on the same ports and dirs, and stop everything.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { makeTempDir, type TempDir } from './temp-dir.js';
@@ -13,6 +15,20 @@ const run = promisify(execFile);
 export interface ClusterNode {
   readonly port: number;
   readonly child: ChildProcess;
+}
+
+export interface RedisClusterOptions {
+  /**
+   * Keep data across kill/restart of the whole cluster: `appendonly yes, appendfsync always` on every
+   * node (each node's nodes.conf keeps the topology either way). @default false
+   */
+  persist?: boolean;
+  /**
+   * `cluster-node-timeout`: how long a silent node takes to be failed over. One second makes a failover
+   * take a few seconds, not fifteen; a longer one keeps a frozen cluster from failing itself over when
+   * it wakes. @default 1000
+   */
+  nodeTimeoutMs?: number;
 }
 
 export interface RedisCluster {
@@ -32,6 +48,18 @@ export interface RedisCluster {
    * surviving nodes agree the cluster is ok. Returns the new master's port.
    */
   failMasterOf(slot: number): Promise<number>;
+  /** SIGSTOP every node: connections stay open but nothing answers, and no node sees another fail. */
+  pause(): void;
+  /** SIGCONT every node after pause. */
+  resume(): void;
+  /** SIGKILL every node at once, like a crash of the whole cluster. */
+  kill(): Promise<void>;
+  /**
+   * Start every node again on its port and dir after kill (its nodes.conf has the topology, its
+   * append-only file the data when `persist`), and wait until the cluster is ok and every master has an
+   * online replica again.
+   */
+  restart(): Promise<void>;
   /** Kills every node and removes the temp dir. */
   stop(): Promise<void>;
 }
@@ -41,7 +69,7 @@ process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-export async function startRedisCluster(): Promise<RedisCluster> {
+export async function startRedisCluster({ persist = false, nodeTimeoutMs = 1000 }: RedisClusterOptions = {}): Promise<RedisCluster> {
   const dir = await makeTempDir('ask-user-redis-cluster-');
   const ports: number[] = [];
   while (ports.length < 6) {
@@ -51,14 +79,16 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   }
   const nodes: ClusterNode[] = [];
   const killed = new Set<number>();
-  try {
-    for (const port of ports) nodes.push({ port, child: await launch(port, dir) });
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
-      timeout: 30_000,
-    }).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new Error('redis-cli is not on PATH; install it (Debian: apt-get install -y redis-tools)');
-      throw error;
-    });
+  const settings = { dir, persist, nodeTimeoutMs };
+  /** Starts every node at once (each spends its first two seconds refusing to serve as a master anyway). */
+  const launchAll = async () => {
+    const launched = await Promise.allSettled(ports.map(async (port) => ({ port, child: await launch(port, settings) })));
+    nodes.splice(0, nodes.length, ...launched.flatMap((l) => (l.status === 'fulfilled' ? [l.value] : [])));
+    const failed = launched.find((l) => l.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
+  /** Every node says the cluster is ok, and each of the three masters has a replica in sync. */
+  const ready = async () => {
     for (const port of ports)
       await until(`node ${port} reports cluster_state:ok`, async () => (await info(port)).includes('cluster_state:ok'));
     // A replica that never synced cannot take over (nor confirm a WAIT): wait until each master has one online.
@@ -66,9 +96,20 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       const replication = await Promise.all(ports.map((p) => info(p, 'INFO', 'replication')));
       return replication.filter((r) => r.includes('role:master') && /slave0:.*state=online/.test(r)).length === 3;
     });
+  };
+  try {
+    await launchAll();
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
+      timeout: 30_000,
+    }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') throw new Error('redis-cli is not on PATH; install it (Debian: apt-get install -y redis-tools)');
+      throw error;
+    });
+    await ready();
   } catch (error) {
-    for (const node of nodes) node.child.kill('SIGKILL');
-    await dir.remove();
+    await killAll(nodes);
+    // A removal that fails must not hide why the cluster did not start.
+    await dir.remove().catch(() => undefined);
     throw error;
   }
 
@@ -120,11 +161,22 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       });
       return promoted!;
     },
+    pause() {
+      for (const node of nodes) node.child.kill('SIGSTOP');
+    },
+    resume() {
+      for (const node of nodes) node.child.kill('SIGCONT');
+    },
+    kill: () => killAll(nodes),
+    async restart() {
+      if (nodes.some((node) => node.child.exitCode === null && node.child.signalCode === null))
+        throw new Error('a cluster node is still running; kill() the cluster before restart()');
+      killed.clear();
+      await launchAll();
+      await ready();
+    },
     async stop() {
-      for (const node of nodes) {
-        node.child.kill('SIGKILL');
-        await exited(node.child);
-      }
+      await killAll(nodes);
       await dir.remove();
     },
   };
@@ -139,28 +191,40 @@ const info = async (port: number, ...command: string[]): Promise<string> =>
     }))
   ).stdout;
 
+async function killAll(nodes: readonly ClusterNode[]): Promise<void> {
+  for (const node of nodes) node.child.kill('SIGKILL');
+  await Promise.all(nodes.map((node) => exited(node.child)));
+}
+
 const exited = (c: ChildProcess) =>
   new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())));
 
-async function launch(port: number, dir: TempDir): Promise<ChildProcess> {
-  // A node timeout of one second makes a failover take a few seconds, not fifteen.
+async function launch(
+  port: number,
+  { dir, persist, nodeTimeoutMs }: { dir: TempDir; persist: boolean; nodeTimeoutMs: number },
+): Promise<ChildProcess> {
+  // A dir of its own: a replica's sync writes its dump file there, and with persist its append-only file.
+  const home = dir.file(String(port));
+  await mkdir(home, { recursive: true });
   const args = [
     '--port',
     String(port),
     '--bind',
     '127.0.0.1',
     '--dir',
-    dir.path,
+    home,
     '--cluster-enabled',
     'yes',
     '--cluster-config-file',
     `nodes-${port}.conf`,
     '--cluster-node-timeout',
-    '1000',
+    String(nodeTimeoutMs),
+    // A master syncs its replica at once instead of waiting 5 s for more replicas to share the transfer.
+    '--repl-diskless-sync-delay',
+    '0',
     '--save',
     '',
-    '--appendonly',
-    'no',
+    ...(persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
   ];
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
