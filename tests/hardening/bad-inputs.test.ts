@@ -1,6 +1,6 @@
 /**
  * The bad-input catalogue (fixtures/bad-inputs.ts) against the real continue route over HTTP, on memory,
- * SQLite and PostgreSQL: each row gets its status and error code, and after each one the question is
+ * SQLite, PostgreSQL and Redis Cluster: each row gets its status and error code, and after each one the question is
  * exactly as it was — same stored record, still pending on GET, no ToolResult, no `answered` audit. Rows
  * refused for their shape must be refused before the store is asked at all (a counting proxy wraps the
  * store).
@@ -13,7 +13,7 @@ import { BAD_INPUTS, BAD_PENDING_QUERIES, FORMS } from './fixtures/bad-inputs.js
 import { sendRow } from './helpers/raw-request.js';
 import { storeKinds } from './helpers/stores.js';
 
-const { cases } = storeKinds(['memory', 'sqlite', 'postgres']);
+const { cases } = storeKinds(['memory', 'sqlite', 'postgres', 'redis-cluster']);
 const prototypeKeysBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
 it('the catalogue holds at least 40 rows, each named once', () => {

@@ -1,8 +1,9 @@
 /**
  * A fast-check property over interleavings of everything that can touch one question — submit, a
  * duplicate submit, cancel, expiry, supersede (a new message), and GET pending — fired concurrently with
- * generated head starts, on memory, SQLite, Redis and PostgreSQL (a quarter of the runs there: 250 take
- * ~1.3 s, 1000 took ~4 s, as long as SQLite's and Redis's together). Each run asks a fresh question in a
+ * generated head starts, on memory, SQLite, Redis, PostgreSQL and Redis Cluster (a quarter of the runs
+ * on the last two: 250 take ~1.3 s on PostgreSQL, 1000 took ~4 s, as long as SQLite's and Redis's
+ * together). Each run asks a fresh question in a
  * fresh session.
  * Submissions go through the real continue route over keep-alive HTTP; expiry and supersede are the
  * coordinator's own calls (what its expiry timer and a new chat message run). Properties:
@@ -18,7 +19,7 @@ import { keepAliveAgent, postJson, send } from './helpers/keep-alive.js';
 import { storeKinds } from './helpers/stores.js';
 
 const ALL_RUNS = Number(process.env.HARDENING_PROPERTY_RUNS ?? 1000);
-const runsOf = (store: string) => (store === 'postgres' ? Math.ceil(ALL_RUNS / 4) : ALL_RUNS);
+const runsOf = (store: string) => (store === 'postgres' || store === 'redis-cluster' ? Math.ceil(ALL_RUNS / 4) : ALL_RUNS);
 const OPS = ['submit', 'duplicate', 'cancel', 'expire', 'supersede', 'pending'] as const;
 type Op = (typeof OPS)[number];
 const RESOLVES: Record<Op, string | undefined> = {
@@ -30,7 +31,7 @@ const RESOLVES: Record<Op, string | undefined> = {
   pending: undefined,
 };
 
-const kinds = storeKinds(['memory', 'sqlite', 'redis', 'postgres']);
+const kinds = storeKinds(['memory', 'sqlite', 'redis', 'postgres', 'redis-cluster']);
 const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
 };

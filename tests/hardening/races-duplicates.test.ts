@@ -2,10 +2,12 @@
  * Exactly-once under duplicates, many times over: each round asks a fresh question and fires 100
  * identical submissions at once over keep-alive HTTP; exactly one gets 200 with one tool_result, and the
  * run is resumed once. Then 50 different answers at once: the stored answer and the ToolResult are the
- * winner's. On memory, SQLite, Redis and PostgreSQL.
+ * winner's. On memory, SQLite, Redis, PostgreSQL and Redis Cluster.
  *
  * Round count: the full 200 rounds per store, a quarter of them (50, still 5000 duplicates) on
- * PostgreSQL, whose 200 rounds cost about as much as SQLite's and would add the most time of any store.
+ * PostgreSQL, whose 200 rounds cost about as much as SQLite's and would add the most time of any store,
+ * and on Redis Cluster, whose store code above the wire is Redis's (its own part is the slot routing and
+ * the WAIT for a replica, which 50 rounds exercise as much as 200).
  * Measured on 2 cores: ~30 s for this file (memory 6 s, SQLite 14 s, Redis 8 s, PostgreSQL 3 s) when
  * the machine is otherwise quiet, ~2 minutes when other heavy jobs share the cores; the whole hardening
  * suite stays near 2 minutes at TEST_CONCURRENCY=2. HARDENING_ROUNDS lowers it.
@@ -17,11 +19,11 @@ import { keepAliveAgent, postJson } from './helpers/keep-alive.js';
 import { storeKinds } from './helpers/stores.js';
 
 const ALL_ROUNDS = Number(process.env.HARDENING_ROUNDS ?? 200);
-/** Per store: a quarter on PostgreSQL (see above). */
-const roundsOf = (store: string) => (store === 'postgres' ? Math.ceil(ALL_ROUNDS / 4) : ALL_ROUNDS);
+/** Per store: a quarter on PostgreSQL and Redis Cluster (see above). */
+const roundsOf = (store: string) => (store === 'postgres' || store === 'redis-cluster' ? Math.ceil(ALL_ROUNDS / 4) : ALL_ROUNDS);
 const DUPLICATES = 100;
 const DIFFERENT = 50;
-const { cases } = storeKinds(['memory', 'sqlite', 'redis', 'postgres']);
+const { cases } = storeKinds(['memory', 'sqlite', 'redis', 'postgres', 'redis-cluster']);
 
 for (const storeCase of cases) {
   describe(`duplicate submissions (${storeCase.name} store)`, () => {

@@ -2,8 +2,8 @@
  * A submission racing everything else that can close its question — expiry, a cancel, a new message —
  * over many rounds with shifting head starts: exactly one of them wins, the question gets exactly one
  * ToolResult, the stored status is the winner's, and the loser is told so (409 with the winner's receipt,
- * or 410). First against the plugin's routes on every store (memory, SQLite, Redis, PostgreSQL), then end
- * to end through the demo app's loop (memory, SQLite, PostgreSQL), where a new message (supersede) races
+ * or 410). First against the plugin's routes on every store (memory, SQLite, Redis, PostgreSQL, Redis
+ * Cluster), then end to end through the demo app's loop (memory, SQLite, PostgreSQL, Redis Cluster), where a new message (supersede) races
  * the continue and the model's history must hold one result.
  */
 import { after, before, describe, it } from 'node:test';
@@ -18,7 +18,7 @@ import { deliveries, maxCopies, toolContent } from './helpers/deliveries.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
 
 const ROUNDS = 24;
-const kinds = storeKinds(['memory', 'sqlite', 'redis', 'postgres']);
+const kinds = storeKinds(['memory', 'sqlite', 'redis', 'postgres', 'redis-cluster']);
 
 /** Delay one side by 0, 1 or 2 macrotask turns, so each side gets to start first in some rounds. */
 const headStart = async (turns: number) => {
@@ -143,7 +143,7 @@ for (const storeCase of kinds.cases) {
   });
 }
 
-for (const kind of ['memory', 'sqlite', 'postgres'] as const) {
+for (const kind of ['memory', 'sqlite', 'postgres', 'redis-cluster'] as const) {
   describe(`continue vs a new message through the demo loop (${kind} store)`, () => {
     let h: Harness;
     let model: ScriptedModel;

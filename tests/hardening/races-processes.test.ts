@@ -1,6 +1,6 @@
 /**
  * Exactly-once across processes through the HTTP route: four agent server processes share one store
- * (a SQLite file, a Redis, then a PostgreSQL), and one question gets 25 different answers at each of
+ * (a SQLite file, a Redis, a PostgreSQL, then a Redis Cluster), and one question gets 25 different answers at each of
  * them at once. One 200 overall; its ToolResult, the stored answer and what the model is handed are that
  * winner's, the model is handed it once, and the four audit trails hold one `answered` between them.
  */
@@ -18,7 +18,7 @@ import { storeKinds } from './helpers/stores.js';
 const PROCESSES = 4;
 const EACH = 25;
 const ROUNDS = 3;
-const KINDS = ['sqlite', 'redis', 'postgres'] as const;
+const KINDS = ['sqlite', 'redis', 'postgres', 'redis-cluster'] as const;
 const kinds = storeKinds(KINDS);
 
 for (const kind of KINDS) {

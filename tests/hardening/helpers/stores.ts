@@ -1,17 +1,18 @@
 /**
  * Store backends for the hardening tests, as StoreCases of the plugin harness. `storeKinds()` registers
- * the before/after hooks that start a temp dir (SQLite), a redis-server and a PostgreSQL server (one per
- * test file) only when asked for.
+ * the before/after hooks that start a temp dir (SQLite), a redis-server, a PostgreSQL server and a Redis
+ * Cluster (one each per test file) only when asked for.
  */
 import { after, before } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { openStore } from '../../../plugin/index.js';
 import { startPostgresServer, type PostgresServer } from '../../helpers/postgres-server.js';
+import { startRedisCluster, type RedisCluster } from '../../helpers/redis-cluster.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
 import type { StoreCase } from '../../plugin/harness.js';
 
-export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
+export type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres' | 'redis-cluster';
 
 export const namespace = () => `h${randomBytes(6).toString('hex')}`;
 
@@ -21,9 +22,11 @@ export interface StoreKinds {
   redis(): RedisServer;
   /** The PostgreSQL server, once `before` ran (only when 'postgres' was asked for). */
   postgres(): PostgresServer;
+  /** The Redis Cluster, once `before` ran (only when 'redis-cluster' was asked for). */
+  cluster(): RedisCluster;
   /** The temp dir, once `before` ran. */
   dir(): TempDir;
-  /** The URL of a kind, for processes that open the same store (SQLite file, Redis or PostgreSQL). */
+  /** The URL of a kind, for processes that open the same store (SQLite file, Redis, PostgreSQL or the cluster). */
   url(kind: Exclude<StoreKind, 'memory'>): string;
 }
 
@@ -34,16 +37,18 @@ export interface StoreKinds {
 export function storeKinds(kinds: readonly StoreKind[], { persistRedis = false } = {}): StoreKinds {
   let redis: RedisServer | undefined;
   let postgres: PostgresServer | undefined;
+  let cluster: RedisCluster | undefined;
   let dir: TempDir | undefined;
   before(async () => {
     dir = await makeTempDir('ask-user-hardening-');
     await Promise.all([
       kinds.includes('redis') && startRedisServer({ persist: persistRedis }).then((r) => (redis = r)),
       kinds.includes('postgres') && startPostgresServer().then((p) => (postgres = p)),
+      kinds.includes('redis-cluster') && startRedisCluster().then((c) => (cluster = c)),
     ]);
   });
   after(async () => {
-    await Promise.all([redis?.stop(), postgres?.stop()]);
+    await Promise.all([redis?.stop(), postgres?.stop(), cluster?.stop()]);
     await dir?.remove();
   });
   const url = (kind: Exclude<StoreKind, 'memory'>) => {
@@ -54,6 +59,8 @@ export function storeKinds(kinds: readonly StoreKind[], { persistRedis = false }
         return redis!.url;
       case 'postgres':
         return postgres!.url;
+      case 'redis-cluster':
+        return cluster!.url;
     }
   };
   const shared = (kind: Exclude<StoreKind, 'memory'>): StoreCase => {
@@ -69,6 +76,7 @@ export function storeKinds(kinds: readonly StoreKind[], { persistRedis = false }
     cases,
     redis: () => redis!,
     postgres: () => postgres!,
+    cluster: () => cluster!,
     dir: () => dir!,
     url,
   };
