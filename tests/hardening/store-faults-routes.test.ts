@@ -1,7 +1,7 @@
 /**
- * Store faults seen through the routes of the demo app with a paused run: Redis or PostgreSQL frozen
- * (SIGSTOP of the server and, for PostgreSQL, every backend it forked) or killed mid-run and restarted on
- * the same data, SQLite write-locked by another connection past its busy timeout. The continue must
+ * Store faults seen through the routes of the demo app with a paused run: Redis, PostgreSQL or a Redis
+ * Cluster frozen (SIGSTOP of the server and, for PostgreSQL, every backend it forked; of every node of the
+ * cluster) or killed mid-run and restarted on the same data, SQLite write-locked by another connection past its busy timeout. The continue must
  * answer 503 `store_unavailable` and settle before a 2.5 s guard (a correctness bound: the store's 1.5 s
  * budget plus slack, never a hang), consume nothing, and once the store is back the same answer succeeds
  * and the run continues, with the model handed the answer once.
@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { openStore, type PendingStore } from '../../plugin/index.js';
 import { startPostgresServer } from '../helpers/postgres-server.js';
+import { startRedisCluster } from '../helpers/redis-cluster.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
@@ -91,7 +92,7 @@ async function assertRecovers(s: Scenario) {
   );
 }
 
-/** What both servers' test helpers offer (tests/helpers/redis-server.ts, postgres-server.ts). */
+/** What the servers' test helpers offer (tests/helpers/redis-server.ts, postgres-server.ts, redis-cluster.ts). */
 interface StoreServer {
   readonly url: string;
   stop(): Promise<void>;
@@ -105,6 +106,10 @@ const SERVERS: Array<{ name: string; start: () => Promise<StoreServer> }> = [
   // Persisted, so a killed and restarted redis-server has the record back (PostgreSQL keeps every commit).
   { name: 'redis', start: () => startRedisServer({ persist: true }) },
   { name: 'postgres', start: startPostgresServer },
+  // Every node frozen, as one redis-server is: with the session's master alone frozen, its replica would
+  // be promoted a second later (a failover, tests/plugin/store/redis-cluster-failover.test.ts), not an
+  // outage. Killed: all six at once, and started again from their append-only files and nodes.conf.
+  { name: 'redis-cluster', start: () => startRedisCluster({ persist: true }) },
 ];
 
 for (const { name, start } of SERVERS) {
