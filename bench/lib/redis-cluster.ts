@@ -24,6 +24,8 @@ export interface BenchRedisCluster {
   url: string;
   /** Every node's port, masters and replicas. */
   ports: readonly number[];
+  /** The temp dir of the nodes' cluster config files, removed when the cluster stops. */
+  dir: string;
   /** The ports of the nodes that are masters now. */
   masters(): Promise<number[]>;
   /** Calls per command name since the nodes started, summed over the masters (the replicas only replay). */
@@ -154,6 +156,7 @@ export async function startRedisCluster(): Promise<BenchRedisCluster> {
   return {
     url: `redis+cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
     ports,
+    dir,
     masters,
     async commandStats() {
       const stats: Record<string, number> = {};
