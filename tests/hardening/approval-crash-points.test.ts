@@ -29,6 +29,7 @@ import type { RunState } from '../../plugin/loop/index.js';
 import type { LogFrame } from '../../plugin/store/event-log.js';
 import { parseSse } from '../plugin/harness.js';
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres-server.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import type { ScriptedModel } from '../helpers/scripted-model.js';
 import { APPROVAL_CRASH_POINTS } from './fixtures/crash-points.js';
@@ -55,6 +56,8 @@ const RUNS = Number(process.env.HARDENING_APPROVAL_CRASH_RUNS ?? 10);
  * a kill -9.
  */
 const POSTGRES_RUNS = Math.ceil(RUNS / 4);
+/** One run a group on Redis Cluster (seven in all): every point is still hit, and each variant. */
+const CLUSTER_RUNS = Math.ceil(RUNS / 10);
 const AT_ONCE = 3;
 /** Seconds long, for the reason crash-points.test.ts gives (a renewal delayed past a short TTL loses a live run's lease). */
 const LEASE_TTL_MS = 6000;
@@ -176,11 +179,14 @@ const atRest = (s: RunState | undefined) =>
 describe(`kill -9 at each point of an approved call, ${RUNS} runs each (SQLite)`, () => approvalCrashPoints('sqlite', RUNS));
 describe(`kill -9 at each point of an approved call, ${POSTGRES_RUNS} runs each (PostgreSQL)`, () =>
   approvalCrashPoints('postgres', POSTGRES_RUNS));
+describe(`kill -9 at each point of an approved call, ${CLUSTER_RUNS} runs each (Redis Cluster)`, () =>
+  approvalCrashPoints('redis-cluster', CLUSTER_RUNS));
 
-function approvalCrashPoints(kind: 'sqlite' | 'postgres', RUNS: number) {
+function approvalCrashPoints(kind: 'sqlite' | 'postgres' | 'redis-cluster', RUNS: number) {
   const GROUPS = groupsOf(RUNS);
   let dir: TempDir;
   let postgres: PostgresServer | undefined;
+  let cluster: RedisCluster | undefined;
   let model: ScriptedModel;
   let storeUrl: string;
   let runsFile: string;
@@ -209,7 +215,12 @@ function approvalCrashPoints(kind: 'sqlite' | 'postgres', RUNS: number) {
     const store = await openStore(storeUrl, { namespace: NAMESPACE });
     try {
       return new Map(
-        await Promise.all(runs.map(async (r) => [r.sessionId, (await store.getState<RunState>(`run:${r.sessionId}`))?.value] as const)),
+        await Promise.all(
+          runs.map(
+            // The session's id places its run state (in its slot on Redis Cluster), as the loop writes it.
+            async (r) => [r.sessionId, (await store.getState<RunState>(`run:${r.sessionId}`, { sessionId: r.sessionId }))?.value] as const,
+          ),
+        ),
       );
     } finally {
       await store.close();
@@ -220,7 +231,8 @@ function approvalCrashPoints(kind: 'sqlite' | 'postgres', RUNS: number) {
     dir = await makeTempDir('ask-user-approval-crash-');
     model = await startAskingModel();
     if (kind === 'postgres') postgres = await startPostgresServer();
-    storeUrl = postgres ? postgres.url : `sqlite://${dir.file('approval-crash.db')}`;
+    if (kind === 'redis-cluster') cluster = await startRedisCluster();
+    storeUrl = postgres?.url ?? cluster?.url ?? `sqlite://${dir.file('approval-crash.db')}`;
     runsFile = dir.file('tool-runs.jsonl');
     writeFileSync(runsFile, '');
     env = {
@@ -237,6 +249,7 @@ function approvalCrashPoints(kind: 'sqlite' | 'postgres', RUNS: number) {
     killAll();
     await model.close();
     await postgres?.stop();
+    await cluster?.stop();
     await dir.remove();
   });
 

@@ -10,7 +10,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Resolves once no session in `sessionIds` has a lease left by a killed process that still holds; fails
- * after `patienceMs`. A paused run holds no lease: its pause let it go in the same write.
+ * after `patienceMs`, or at once for a session with no run state (never run, or looked for in the wrong
+ * place: nothing to wait for would pass unseen). A paused run holds no lease: its pause let it go in the
+ * same write.
  */
 export async function leasesLapsed(storeUrl: string, namespace: string, sessionIds: readonly string[], patienceMs: number): Promise<void> {
   const store = await openStore(storeUrl, { namespace });
@@ -19,7 +21,10 @@ export async function leasesLapsed(storeUrl: string, namespace: string, sessionI
     for (;;) {
       const held: string[] = [];
       for (const id of sessionIds) {
-        const lease = (await store.getState<RunState>(`run:${id}`))?.value.lease;
+        // The session's id places its run state (in its slot on Redis Cluster); without it nothing is found.
+        const state = await store.getState<RunState>(`run:${id}`, { sessionId: id });
+        assert.ok(state, `no run state for session ${id}`);
+        const lease = state.value.lease;
         if (!lease) continue;
         const beat = await store.getState<{ until: number; owners: string[] }>(`instance:${lease.instance}`);
         const beating = beat && beat.value.until > Date.now() && beat.value.owners.includes(lease.owner);
