@@ -167,7 +167,8 @@ export async function openRedisClusterBackend(
     readMany,
     scan,
     close: async () => {
-      rediscovery.stop();
+      // A map read under way would connect new node clients after the close: let it end first.
+      await rediscovery.stop(timeoutMs);
       await log.close();
       // A graceful close waits for pending replies, which a paused node never sends.
       if (!cluster.isOpen) return;
@@ -189,7 +190,7 @@ function addressOf(client: NodeClient): string {
 class Rediscovery {
   readonly #cluster: RedisClusterConnection;
   readonly #listeners = new Set<() => void>();
-  #running = false;
+  #running: Promise<void> | undefined;
   #last = 0;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -200,11 +201,11 @@ class Rediscovery {
 
   /** Asks for a new map soon; repeated calls within REDISCOVER_EVERY_MS are one. */
   nudge(): void {
-    if (this.#stopped || this.#running || this.#timer !== undefined) return;
+    if (this.#stopped || this.#running !== undefined || this.#timer !== undefined) return;
     const wait = Math.max(0, this.#last + REDISCOVER_EVERY_MS - Date.now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      void this.#run();
+      this.#running = this.#run().finally(() => (this.#running = undefined));
     }, wait);
     this.#timer.unref();
   }
@@ -214,14 +215,15 @@ class Rediscovery {
     this.#listeners.add(listener);
   }
 
-  stop(): void {
+  /** No more map reads; resolves once the one under way, if any, has ended, or after `waitMs` (a frozen node never answers). */
+  async stop(waitMs: number): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#listeners.clear();
+    if (this.#running) await withinBudget('reading the cluster map', waitMs, () => this.#running!).catch(() => undefined);
   }
 
   async #run(): Promise<void> {
-    this.#running = true;
     this.#last = Date.now();
     const before = this.#masterMap();
     try {
@@ -229,8 +231,6 @@ class Rediscovery {
       if (start) await this.#cluster._slots.rediscover(start as never);
     } catch {
       // Nothing answered yet; the next lost command or reconnect asks again.
-    } finally {
-      this.#running = false;
     }
     if (this.#stopped || this.#masterMap() === before) return;
     for (const listener of [...this.#listeners]) listener();
