@@ -13,7 +13,7 @@
  * while the run waits on an unanswered card, before any claim) and no card nears the default 30 minutes.
  * The in-process case keeps its run state in memory, so its sweep lists nothing of the cluster's.
  */
-import { startRedisCluster } from '../helpers/redis-cluster.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { acceptanceOnStore } from './stores/on-store.js';
 
 /**
@@ -21,8 +21,22 @@ import { acceptanceOnStore } from './stores/on-store.js';
  * the other nodes from it. The cases note their store through `new URL`, which reads no list of hosts.
  */
 async function startCluster() {
-  const cluster = await startRedisCluster();
+  const cluster = await startClusterRetrying();
   return { url: `redis+cluster://127.0.0.1:${cluster.nodes[0]!.port}`, stop: () => cluster.stop() };
+}
+
+/**
+ * A new cluster, started again when a node found its port taken: the ports are picked free, but another
+ * process on the machine may bind one (or its cluster bus port, +10000) before the node does.
+ */
+async function startClusterRetrying(attempts = 3): Promise<RedisCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisCluster();
+    } catch (error) {
+      if (attempt >= attempts || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
 }
 
 await acceptanceOnStore({ kind: 'redis-cluster', label: 'Redis Cluster', start: startCluster });
