@@ -37,8 +37,10 @@ export class PostgresListener {
   readonly #channels = new Map<string, { handlers: Set<ChannelHandler>; listening: Promise<void> }>();
   /** The connection, connected or on its way; undefined while there is none. */
   #client: Promise<Client> | undefined;
-  /** The tail of the commands sent to the connection, each after the one before. */
-  #commands: Promise<unknown> = Promise.resolve();
+  /** LISTEN and UNLISTEN commands not yet sent, in the order asked. */
+  #queued: QueuedCommand[] = [];
+  /** A batch of commands is on the connection; the next batch waits for its reply. */
+  #sending = false;
   /** Connections given up on, whose late 'end' or 'error' must not count again. */
   readonly #dropped = new WeakSet<Client>();
   #retry: NodeJS.Timeout | undefined;
@@ -101,11 +103,38 @@ export class PostgresListener {
     );
   }
 
-  /** One command at a time on the connection, in the order asked: pg does not queue them for us. */
-  #command(client: Client, sql: string): Promise<unknown> {
-    const run = this.#commands.then(() => client.query(sql));
-    this.#commands = run.catch(() => undefined);
-    return run;
+  /**
+   * Commands go in the order asked, and those asked while a batch is on the connection go together as the
+   * next one (a query without parameters may hold several statements): under load, one round trip per
+   * LISTEN made every new watch wait behind all the others.
+   */
+  #command(client: Client, sql: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#queued.push({ client, sql, resolve, reject });
+      void this.#send();
+    });
+  }
+
+  async #send(): Promise<void> {
+    if (this.#sending) return;
+    this.#sending = true;
+    try {
+      while (this.#queued.length > 0) {
+        // One batch per connection: a command meant for a connection given up on fails with it.
+        const client = this.#queued[0]!.client;
+        const end = this.#queued.findIndex((command) => command.client !== client);
+        const batch = this.#queued.splice(0, end === -1 ? this.#queued.length : end);
+        try {
+          await client.query(batch.map((command) => `${command.sql};`).join(' '));
+          for (const command of batch) command.resolve();
+        } catch (error) {
+          // Which statement failed is not known: each of the batch reports it, and a LISTEN starts over.
+          for (const command of batch) command.reject(error);
+        }
+      }
+    } finally {
+      this.#sending = false;
+    }
   }
 
   #connection(): Promise<Client> {
@@ -195,6 +224,13 @@ export class PostgresListener {
   #wakeAll(): void {
     for (const channel of [...this.#channels.keys()]) this.#deliver(channel);
   }
+}
+
+interface QueuedCommand {
+  client: Client;
+  sql: string;
+  resolve(): void;
+  reject(error: unknown): void;
 }
 
 /** Channels are made by the log from a hash (postgres-log.ts), so quoting never meets a quote inside. */

@@ -172,6 +172,42 @@ describe('postgres event log specifics', () => {
     }
   });
 
+  it('sends the LISTENs and UNLISTENs asked while one is on its way as one batch, in order', async () => {
+    const one = await open('batched');
+    const two = await open('batched');
+    // Counts the statements the listener connection is sent, on the real pg client.
+    const sent: string[] = [];
+    const query = Client.prototype.query;
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string' && /^(UN)?LISTEN /.test(args[0])) sent.push(args[0]);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      const keys = Array.from({ length: 200 }, (_, i) => `batched:log:s${i}`);
+      const heard = new Set<string>();
+      const stops = await Promise.all(keys.map((key) => one.log.watch(key, (signal) => signal === key && heard.add(key))));
+      assert.ok(sent.length <= 10, `200 LISTENs in ${sent.length} round trips`);
+      // A channel asked for while the connection is made is listened by the connection too: twice is harmless.
+      assert.equal(new Set(sent.join(' ').match(/\bLISTEN "\w+"/g)).size, 200, 'every channel listened');
+      await Promise.all(keys.map((key) => two.log.signal(key, key)));
+      await until('every watcher hears its own signal', () => heard.size === keys.length);
+      sent.length = 0;
+      for (const stop of stops) stop();
+      // Watching a channel again right after its UNLISTEN was asked: the LISTEN goes after it and stays.
+      const again: string[] = [];
+      const stop = await one.log.watch(keys[0]!, (signal) => again.push(signal ?? ''));
+      await until('the UNLISTENs went', () => sent.join(' ').match(/\bUNLISTEN /g)?.length === 200);
+      assert.ok(sent.length <= 10, `200 UNLISTENs and a LISTEN in ${sent.length} round trips`);
+      await two.log.signal(keys[0]!, 'still listened');
+      await until('the channel listened again hears a signal', () => again.includes('still listened'));
+      stop();
+    } finally {
+      Client.prototype.query = query;
+      await one.close();
+      await two.close();
+    }
+  });
+
   it('starts an expired session afresh once when two instances append to it at the same moment', async () => {
     const one = await open('restart');
     const two = await open('restart');
