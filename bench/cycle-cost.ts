@@ -139,7 +139,16 @@ interface BackendCost {
   redisCommands?: Counts;
   postgresStatements?: Counts;
   run: Throughput;
+  /** Redis and Redis Cluster: the database server's CPU over the load, ms per question (a cluster's six nodes together). */
+  databaseCpuMs?: number;
   sdkShare?: number;
+}
+
+/** CPU seconds of the backend's database server(s) so far, where the bench can read them cheaply. */
+function databaseCpu(ctx: CycleContext, backend: BackendName): (() => Promise<number>) | undefined {
+  if (backend === 'redis') return () => redisCpuSeconds(ctx.redis!.port);
+  if (backend === 'redis-cluster') return () => ctx.redisCluster!.cpuSeconds();
+  return undefined;
 }
 
 const COST_DATABASE = 'cost';
@@ -156,13 +165,19 @@ async function measureBackend(ctx: CycleContext, backend: BackendName): Promise<
       backend === 'postgres' ? { server: ctx.postgres!, database: COST_DATABASE } : undefined,
     );
     const { store: perCycle, redis: redisCommands, postgres: postgresStatements } = counted;
+    const cpu = databaseCpu(ctx, backend);
+    const cpuBefore = await cpu?.();
     const run = await throughput(server, ctx.seconds, `${backend}-load`);
+    const cpuAfter = await cpu?.();
+    const databaseCpuMs =
+      cpuBefore !== undefined && cpuAfter !== undefined ? ((cpuAfter - cpuBefore) * 1000) / Math.max(1, run.load.cycles) : undefined;
     const share = backend === 'memory' ? await sdkShare(server, ctx, backend) : undefined;
     return {
       perCycle,
       ...(redisCommands ? { redisCommands } : {}),
       ...(postgresStatements ? { postgresStatements } : {}),
       run,
+      ...(databaseCpuMs !== undefined ? { databaseCpuMs } : {}),
       ...(share !== undefined ? { sdkShare: share } : {}),
     };
   } finally {
@@ -464,6 +479,18 @@ export async function measureCost(ctx: CycleContext): Promise<CycleFindings> {
       target: memory ? `≥ ${TARGETS.rateRatio}×` : 'for information',
       ...(memory ? { met: cost.run.cyclesPerSecond / bareRate >= TARGETS.rateRatio } : {}),
       raw: { cyclesPerSecond: cost.run.cyclesPerSecond, bareCyclesPerSecond: bareRate },
+    });
+  }
+  const [redisCost, clusterCost] = [costs.get('redis'), costs.get('redis-cluster')];
+  if (redisCost?.databaseCpuMs !== undefined && clusterCost?.databaseCpuMs !== undefined) {
+    out.rows.push({
+      group: 'cycle',
+      metric: "database server CPU per question, Redis Cluster (its six nodes) vs redis-server (each backend's load slice)",
+      value: `${fixed(clusterCost.databaseCpuMs, 3)} ms`,
+      baseline: `${fixed(redisCost.databaseCpuMs, 3)} ms (Redis)`,
+      ratio: ratio(clusterCost.databaseCpuMs / redisCost.databaseCpuMs),
+      target: 'for information',
+      raw: { clusterDatabaseCpuMs: clusterCost.databaseCpuMs, redisDatabaseCpuMs: redisCost.databaseCpuMs },
     });
   }
   const memoryShare = costs.get('memory')?.sdkShare;
