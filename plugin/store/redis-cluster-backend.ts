@@ -46,11 +46,22 @@ export async function openRedisClusterBackend(
       socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
     },
   });
-  const rediscovery = new Rediscovery(cluster);
+  const rediscovery = new Rediscovery(cluster, timeoutMs);
   // Every node's failed reconnect is emitted; operations report failures, the process must not crash.
   cluster.on('error', () => undefined);
   cluster.on('node-error', () => rediscovery.nudge());
   cluster.on('node-reconnecting', () => rediscovery.nudge());
+
+  const replicaCounts = new ReplicaCounts(waitReplicas);
+  // A failover leaves a promoted master with fewer replicas: read every master's count with the new map.
+  rediscovery.onChange(() => {
+    for (const master of cluster.masters) {
+      cluster.nodeClient(master).then(
+        (client) => replicaCounts.read(addressOf(client as NodeClient), client as NodeClient),
+        () => undefined,
+      );
+    }
+  });
 
   /** Server clock minus ours, per node address, in ms (see redis-backend.ts); a node not yet measured writes without a deadline. */
   const offsets = new Map<string, number>();
@@ -76,13 +87,19 @@ export async function openRedisClusterBackend(
     throw error;
   }
 
-  /** Runs `work` on the master of `key`'s slot, following MOVED and ASK; a lost node asks for a new map. */
+  /**
+   * Runs `work` on the master of `key`'s slot, following MOVED and ASK. A lost node asks for a new map, and
+   * so does a call still unanswered after the budget: a hung master sends no error, only silence.
+   */
   async function onMaster<T>(key: string, work: (client: NodeClient, options: object | undefined) => Promise<T>): Promise<T> {
+    const silent = setTimeout(() => rediscovery.nudge(), timeoutMs);
     try {
       return await cluster._execute(key, false, undefined, (client, options) => work(client as NodeClient, options));
     } catch (error) {
       rediscovery.nudge();
       throw error;
+    } finally {
+      clearTimeout(silent);
     }
   }
 
@@ -109,12 +126,20 @@ export async function openRedisClusterBackend(
     });
   }
 
-  /** WAIT on the connection that wrote: it covers that connection's writes so far, ours among them. */
+  /**
+   * WAIT on the connection that wrote: it covers that connection's writes so far, ours among them. A master
+   * with fewer replicas than asked for (one was promoted away and none joined yet) waits for those it has:
+   * a failed node is never promoted, so a write every live replica holds survives any failover there can be.
+   */
   async function confirmed(client: NodeClient, waitMs: number): Promise<void> {
-    const acks = Number(await client.sendCommand(['WAIT', String(waitReplicas), String(Math.ceil(waitMs))]));
-    if (acks < waitReplicas) {
+    const address = addressOf(client);
+    const needed = replicaCounts.needed(address, client);
+    if (needed === 0) return;
+    const acks = Number(await client.sendCommand(['WAIT', String(needed), String(Math.ceil(waitMs))]));
+    if (acks < needed) {
+      replicaCounts.read(address, client);
       throw new StoreUnavailableError(
-        `${target.label}: the write reached ${acks} of ${waitReplicas} replica(s) in time, so it may not survive a failover; retry (the write is found, not repeated)`,
+        `${target.label}: the write reached ${acks} of ${needed} replica(s) in time, so it may not survive a failover; retry (the write is found, not repeated)`,
       );
     }
   }
@@ -195,8 +220,11 @@ class Rediscovery {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
-  constructor(cluster: RedisClusterConnection) {
+  readonly #timeoutMs: number;
+
+  constructor(cluster: RedisClusterConnection, timeoutMs: number) {
     this.#cluster = cluster;
+    this.#timeoutMs = timeoutMs;
   }
 
   /** Asks for a new map soon; repeated calls within REDISCOVER_EVERY_MS are one. */
@@ -227,13 +255,27 @@ class Rediscovery {
     this.#last = Date.now();
     const before = this.#masterMap();
     try {
-      const start = this.#cluster.masters[0]?.client;
-      if (start) await this.#cluster._slots.rediscover(start as never);
+      // Bounded: a node that hangs mid-read would otherwise hold every later map read behind this one.
+      await withinBudget('reading the cluster map', this.#timeoutMs, async () => {
+        const start = await this.#answeringNode();
+        await this.#cluster._slots.rediscover(start as never);
+      });
     } catch {
-      // Nothing answered yet; the next lost command or reconnect asks again.
+      // Nothing answered yet; the next lost command, reconnect or silent call asks again.
     }
     if (this.#stopped || this.#masterMap() === before) return;
     for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** The first master to answer a PING: the map is read from it, never from a hung one (its read would never end). */
+  #answeringNode(): Promise<unknown> {
+    return Promise.any(
+      this.#cluster.masters.map(async (master) => {
+        const client = (await this.#cluster.nodeClient(master)) as NodeClient;
+        await client.sendCommand(['PING']);
+        return client;
+      }),
+    );
   }
 
   #masterMap(): string {
@@ -242,4 +284,47 @@ class Rediscovery {
       .sort()
       .join(',');
   }
+}
+
+/**
+ * How many replicas each master has that the cluster does not mark failed, per address (`CLUSTER
+ * REPLICAS`). Read for every master after a new map (a failover), for one master after a WAIT fell short,
+ * and again each second while it is short: a healthy cluster costs no call here.
+ */
+class ReplicaCounts {
+  readonly #wanted: number;
+  readonly #counts = new Map<string, { replicas: number; at: number }>();
+  readonly #reading = new Set<string>();
+
+  constructor(wanted: number) {
+    this.#wanted = wanted;
+  }
+
+  /** Replicas a write on the master at `address` waits for: the wanted count, or all it has when it has fewer. */
+  needed(address: string, client: NodeClient): number {
+    const entry = this.#counts.get(address);
+    if (entry === undefined) return this.#wanted;
+    if (entry.replicas < this.#wanted && Date.now() - entry.at >= SHORT_COUNT_READ_EVERY_MS) this.read(address, client);
+    return Math.min(this.#wanted, entry.replicas);
+  }
+
+  /** Reads the count in the background; the writes meanwhile go by the last one. */
+  read(address: string, client: NodeClient): void {
+    if (this.#reading.has(address)) return;
+    this.#reading.add(address);
+    liveReplicasOf(client)
+      .then((replicas) => this.#counts.set(address, { replicas, at: Date.now() }))
+      .catch(() => undefined)
+      .finally(() => this.#reading.delete(address));
+  }
+}
+
+/** A master short of replicas is asked again this often, so one that joins is waited for again. */
+const SHORT_COUNT_READ_EVERY_MS = 1000;
+
+/** Replicas of the master behind `client` that the cluster does not mark `fail` (a `fail?` one might still be promoted: it counts). */
+async function liveReplicasOf(client: NodeClient): Promise<number> {
+  const id = String(await client.sendCommand(['CLUSTER', 'MYID']));
+  const lines = (await client.sendCommand(['CLUSTER', 'REPLICAS', id])) as unknown as string[];
+  return lines.filter((line) => !(line.split(' ')[2] ?? '').split(',').includes('fail')).length;
 }

@@ -3,11 +3,10 @@
  * server process on `ASK_USER_STORE=redis+cluster://…` asks, the answer is acknowledged with 200, then the
  * master of the session's slot is killed (SIGKILL) while the model is still thinking. While the slot has no
  * master the routes answer 503 `store_unavailable` quickly; once a replica took over they answer again by
- * themselves. The store acknowledges a write once a replica has it too (`clusterWaitReplicas`, default 1),
- * and the promoted master has none until one joins it (here a new node, as an operator adds one): then the
- * run ends on the promoted master with the ToolResult sent once, and a second answer is 409. A master that
- * hangs instead (SIGSTOP) is refused within the store's budget as well; that the routes then come back while
- * it stays frozen is marked todo: the store's client does not yet leave a hung master for its replica.
+ * themselves. The promoted master has no replica left (its only one was the killed master), so writes wait
+ * for none: the run ends on it with the ToolResult sent once, and a second answer is 409. Once a replica
+ * joins it, writes wait for that replica again. A master that hangs instead (SIGSTOP) is refused within
+ * the store's budget as well, and the routes come back on its promoted replica while it stays frozen.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -237,13 +236,8 @@ test('a master fails over mid-run: 503 store_unavailable while its slot has none
   }
   assert.equal(back.status, 200, `the routes did not come back within ${BACK_WITHIN_MS} ms: ${JSON.stringify(back)}`);
 
-  // A replica joins the promoted master: writes are acknowledged again.
-  const replica = await addReplica(cluster, promoted!);
-  stops.push(async () => {
-    replica.child.kill('SIGKILL');
-    await replica.dir.remove();
-  });
-  // The model answers now: the run goes on to its end, on the promoted master.
+  // The model answers now: the run goes on to its end on the promoted master, which has no replica yet
+  // (its only one was the killed master): writes wait for the replicas it has, none.
   think();
   const ended = await cont.ended;
   assert.deepEqual(shape(ended), ['interaction_resolved', 'tool_result', 'message_delta', 'done'], ended.raw);
@@ -266,6 +260,25 @@ test('a master fails over mid-run: 503 store_unavailable while its slot has none
   assert.equal(again.status, 409, again.raw);
   assert.equal(again.json.error.code, 'already_answered');
   assert.equal(model.requests.length, 2, 'the second answer reached the model');
+  assert.equal(await waitCalls(cluster, promoted!), 0, 'no write waited for a replica the promoted master does not have');
+
+  // A replica joins the promoted master (as an operator adds one): the writes wait for it again.
+  const replica = await addReplica(cluster, promoted!);
+  stops.push(async () => {
+    replica.child.kill('SIGKILL');
+    await replica.dir.remove();
+  });
+  const endWaits = Date.now() + BACK_WITHIN_MS;
+  for (let i = 0; (await waitCalls(cluster, promoted!)) === 0; i++) {
+    assert.ok(Date.now() < endWaits, 'the writes never waited for the replica that joined');
+    // A new chat whose writes go to the promoted master.
+    const next = await postStream(`${demo.url}/api/chat`, {
+      sessionId: await sessionOn(cluster, promoted!, `after-${i}`),
+      message: 'go on',
+    });
+    assert.equal(next.status, 200, next.raw);
+    await sleep(300);
+  }
 
   t.diagnostic(
     `failover of slot ${slot}: ${old} -> ${promoted}; probes ${during.map((p) => `${p.status}/${p.ms}ms`).join(' ')}; back after it in ${back.ms} ms`,
@@ -275,6 +288,20 @@ test('a master fails over mid-run: 503 store_unavailable while its slot has none
   assert.ok(await stopDemo(demo), 'the demo server did not exit within 10 s of SIGTERM');
 });
 
+/** A new session id whose slot the master on `port` serves (a third of the slots each). */
+async function sessionOn(cluster: RedisCluster, port: number, name: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const sessionId = `${name}-${i}`;
+    if ((await cluster.masterOf(await cluster.keySlot(`{${sessionSlotTag(sessionId)}}`))) === port) return sessionId;
+  }
+  throw new Error(`no session found on the master at ${port}`);
+}
+
+/** How many WAITs the node on `port` ran: a write acknowledged only once a replica has it. */
+async function waitCalls(cluster: RedisCluster, port: number): Promise<number> {
+  return Number(/cmdstat_wait:calls=(\d+)/.exec(await cluster.cli(port, 'INFO', 'commandstats'))?.[1] ?? 0);
+}
+
 /** The master serving `slot` as the node on `port` sees it. */
 async function slotMasterSeenBy(port: number, slot: number): Promise<number | undefined> {
   const ranges = JSON.parse(await cluster.cli(port, '--json', 'CLUSTER', 'SLOTS').catch(() => '[]')) as Array<
@@ -283,61 +310,55 @@ async function slotMasterSeenBy(port: number, slot: number): Promise<number | un
   return ranges.find(([start, end]) => start <= slot && slot <= end)?.[2][1];
 }
 
-test(
-  'a frozen master (SIGSTOP): 503 store_unavailable within the budget, and the routes come back once its replica took over while it stays frozen',
-  {
-    todo: 'the cluster client keeps sending the slot to the frozen master after its replica was promoted: a timed-out command is no node error, so nothing asks for the new map (plugin/store/redis-cluster-backend.ts)',
-  },
-  async (t) => {
-    const stops = stopsAfter(t);
-    const model = await startScriptedModel({ turns: [{ text: 'Asking.', toolCalls: [askSingle('call_frozen')] }] });
-    stops.push(() => model.close());
-    const demo = await startDemoServer({
-      env: { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: cluster.url },
-    });
-    stops.push(() => stopDemo(demo));
+test('a frozen master (SIGSTOP): 503 store_unavailable within the budget, and the routes come back once its replica took over while it stays frozen', async (t) => {
+  const stops = stopsAfter(t);
+  const model = await startScriptedModel({ turns: [{ text: 'Asking.', toolCalls: [askSingle('call_frozen')] }] });
+  stops.push(() => model.close());
+  const demo = await startDemoServer({
+    env: { OPENAI_BASE_URL: model.baseURL, OPENAI_MODEL: 'scripted-test', ASK_USER_STORE: cluster.url },
+  });
+  stops.push(() => stopDemo(demo));
 
-    // A session whose master has an online replica to take over from it.
-    let sessionId = '';
-    let slot = 0;
-    let master = 0;
-    for (let i = 0; !sessionId; i++) {
-      assert.ok(i < 20, 'no session found on a master with an online replica');
-      const candidate = `frozen-master-${i}`;
-      slot = await cluster.keySlot(`{${sessionSlotTag(candidate)}}`);
-      master = await cluster.masterOf(slot);
-      if (/slave\d+:.*state=online/.test(await cluster.cli(master, 'INFO', 'replication'))) sessionId = candidate;
-    }
-    const chat = await postStream(`${demo.url}/api/chat`, { sessionId, message: 'start the task' });
-    const ask = first(chat, 'user_input_required');
-    assert.ok(ask, `no user_input_required: ${chat.raw}`);
-    const pendingUrl = `${demo.url}/api/interactions/pending?sessionId=${sessionId}`;
+  // A session whose master has an online replica to take over from it.
+  let sessionId = '';
+  let slot = 0;
+  let master = 0;
+  for (let i = 0; !sessionId; i++) {
+    assert.ok(i < 20, 'no session found on a master with an online replica');
+    const candidate = `frozen-master-${i}`;
+    slot = await cluster.keySlot(`{${sessionSlotTag(candidate)}}`);
+    master = await cluster.masterOf(slot);
+    if (/slave\d+:.*state=online/.test(await cluster.cli(master, 'INFO', 'replication'))) sessionId = candidate;
+  }
+  const chat = await postStream(`${demo.url}/api/chat`, { sessionId, message: 'start the task' });
+  const ask = first(chat, 'user_input_required');
+  assert.ok(ask, `no user_input_required: ${chat.raw}`);
+  const pendingUrl = `${demo.url}/api/interactions/pending?sessionId=${sessionId}`;
 
-    const frozen = cluster.nodes.find((n) => n.port === master)!;
-    const witness = (await cluster.masters()).find((p) => p !== master)!;
-    frozen.child.kill('SIGSTOP');
-    // Thawed at the end, it wakes to find its replica took over and follows it.
-    stops.push(async () => void frozen.child.kill('SIGCONT'));
+  const frozen = cluster.nodes.find((n) => n.port === master)!;
+  const witness = (await cluster.masters()).find((p) => p !== master)!;
+  frozen.child.kill('SIGSTOP');
+  // Thawed at the end, it wakes to find its replica took over and follows it.
+  stops.push(async () => void frozen.child.kill('SIGCONT'));
 
-    // Until a replica serves the slot, every answer is a refusal within the store's budget.
-    const during: Array<Awaited<ReturnType<typeof probe>>> = [];
-    const end = Date.now() + BACK_WITHIN_MS;
-    while ((await slotMasterSeenBy(witness, slot)) === master) {
-      assert.ok(Date.now() < end, 'no replica took over from the frozen master');
-      during.push(await probe(pendingUrl));
-    }
-    assert.ok(during.length > 0, 'the replica took over before any request was made');
-    for (const p of during) {
-      assert.ok(p.status === 503 && p.code === 'store_unavailable', `while frozen: ${JSON.stringify(p)}`);
-      assert.ok(p.ms < REFUSED_WITHIN_MS, `a refusal took ${p.ms} ms`);
-    }
+  // Until a replica serves the slot, every answer is a refusal within the store's budget.
+  const during: Array<Awaited<ReturnType<typeof probe>>> = [];
+  const end = Date.now() + BACK_WITHIN_MS;
+  while ((await slotMasterSeenBy(witness, slot)) === master) {
+    assert.ok(Date.now() < end, 'no replica took over from the frozen master');
+    during.push(await probe(pendingUrl));
+  }
+  assert.ok(during.length > 0, 'the replica took over before any request was made');
+  for (const p of during) {
+    assert.ok(p.status === 503 && p.code === 'store_unavailable', `while frozen: ${JSON.stringify(p)}`);
+    assert.ok(p.ms < REFUSED_WITHIN_MS, `a refusal took ${p.ms} ms`);
+  }
 
-    // The old master stays frozen: the routes come back on the promoted replica by themselves.
-    const backBy = Date.now() + BACK_AFTER_PROMOTION_MS;
-    let back = await probe(pendingUrl);
-    while (back.status !== 200 && Date.now() < backBy) back = await probe(pendingUrl);
-    assert.equal(back.status, 200, `the routes did not come back while the old master stayed frozen: ${JSON.stringify(back)}`);
-    const pending = (await (await fetch(pendingUrl)).json()) as { pending?: { id?: string } };
-    assert.equal(pending.pending?.id, ask.id, 'the acknowledged question is on the promoted replica');
-  },
-);
+  // The old master stays frozen: the routes come back on the promoted replica by themselves.
+  const backBy = Date.now() + BACK_AFTER_PROMOTION_MS;
+  let back = await probe(pendingUrl);
+  while (back.status !== 200 && Date.now() < backBy) back = await probe(pendingUrl);
+  assert.equal(back.status, 200, `the routes did not come back while the old master stayed frozen: ${JSON.stringify(back)}`);
+  const pending = (await (await fetch(pendingUrl)).json()) as { pending?: { id?: string } };
+  assert.equal(pending.pending?.id, ask.id, 'the acknowledged question is on the promoted replica');
+});
