@@ -16,13 +16,10 @@
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { acceptanceOnStore } from './stores/on-store.js';
 
-/**
- * The cluster, named to the demo by one of its nodes (`redis+cluster://127.0.0.1:<port>`): the client learns
- * the other nodes from it. The cases note their store through `new URL`, which reads no list of hosts.
- */
+/** The cluster, named to the demo by all six nodes as a host would name it. */
 async function startCluster() {
   const cluster = await startClusterRetrying();
-  return { url: `redis+cluster://127.0.0.1:${cluster.nodes[0]!.port}`, stop: () => cluster.stop() };
+  return { url: cluster.url, stop: () => cluster.stop() };
 }
 
 /**

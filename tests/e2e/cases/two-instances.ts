@@ -10,6 +10,7 @@ import { option, receipt } from '../helpers/demo-page.js';
 import { answerContent, assertHistoryExtends, assertToolResultSent, shapeOf } from '../helpers/model-evidence.js';
 import { APPROACH, ask, echo } from '../helpers/turns.js';
 import { auditOf, chatStream, continueStreams } from '../helpers/streams.js';
+import { storeLabel } from '../helpers/store-variant.js';
 
 export interface TwoInstancesOptions {
   /** The case's name (its evidence folder). */
@@ -90,9 +91,7 @@ export function twoInstances({ name, label, store }: TwoInstancesOptions): void 
             'instance B did not serve the continue stream',
           );
           assert.ok(!traceA.lines.some((l: { stream?: string }) => l.stream === 'continue'), 'instance A served a continue stream');
-          const store = new URL(c.storeUrl);
-          store.password = '';
-          c.note('instances', { a: a.url, b: b.url, store: store.href });
+          c.note('instances', { a: a.url, b: b.url, store: storeLabel(c.storeUrl) });
         },
       );
     } finally {

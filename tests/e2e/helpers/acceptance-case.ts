@@ -16,7 +16,7 @@ import { startScriptedModel, type ChatRequestBody, type ScriptedModel, type Turn
 import { makeTempDir, type TempDir } from '../../helpers/temp-dir.js';
 import { TEST_BROWSER_TOKEN } from '../../helpers/browser-identity.js';
 import { OWNER_COOKIE } from '../../../demo/session-owners.js';
-import { assertDemoStore, storeVariant } from './store-variant.js';
+import { assertDemoStore, storeLabel, storeVariant } from './store-variant.js';
 
 let shared: Promise<LaunchedBrowser> | undefined;
 
@@ -157,9 +157,8 @@ export async function runCase(name: string, options: CaseOptions, body: (c: Case
     if (onStore) {
       // The shared demo still says it is on the file's store (a server of the case's own is checked as it starts).
       if (shared) await assertDemoStore(shared.server, onStore.kind);
-      const url = new URL(storeUrl);
-      url.password = '';
-      notes.store = { kind: onStore.kind, url: url.href, shared: Boolean(shared) };
+      // The store's own label: no password, and it reads a cluster's list of hosts too.
+      notes.store = { kind: onStore.kind, url: storeLabel(storeUrl), shared: Boolean(shared) };
     }
     if (!options.noServer && !shared) await startServer();
     const browser = await suiteBrowser();

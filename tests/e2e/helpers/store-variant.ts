@@ -7,6 +7,7 @@
  */
 import type { SharedDemo } from './acceptance-case.js';
 import type { DemoProcess } from './demo-process.js';
+import { parseStoreUrl } from '../../../plugin/store/store-url.js';
 
 export interface StoreVariant {
   /** What the demo's `GET /api/health` names the store (`store`), and the suffix of each case's evidence folder. */
@@ -33,4 +34,10 @@ export function setStoreVariant(variant: StoreVariant): void {
 export async function assertDemoStore(server: DemoProcess, kind: string): Promise<void> {
   const health = (await (await fetch(`${server.url}/api/health`)).json()) as { store?: string };
   if (health.store !== kind) throw new Error(`the demo server's store is ${health.store}, not ${kind}`);
+}
+
+/** A store URL as the notes keep it: the store's own label (no password; a cluster's list of hosts reads too). */
+export function storeLabel(url: string): string {
+  const target = parseStoreUrl(url);
+  return 'label' in target ? target.label : url;
 }
