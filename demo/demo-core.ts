@@ -218,10 +218,8 @@ export async function createDemoCore<Ctx>(options: DemoAppOptions, tokenOf: (ctx
       if (!sessionId.success) return reply(invalid('sessionId: required as a query parameter', 'sessionId'));
       if (!(await owns(token, sessionId.data))) return reply(forbidden());
       if (path === '/api/session') {
-        return {
-          status: 200,
-          body: sessionView(sessionId.data, await loop.getRun(sessionId.data), await closingsOf(store, sessionId.data)),
-        };
+        const run = await loop.getRun(sessionId.data);
+        return { status: 200, body: sessionView(sessionId.data, run, await closingsOf(store, sessionId.data, run)) };
       }
       if (!trace)
         return {

@@ -53,15 +53,19 @@ export function recordClosings(store: PendingStore, next: AuditLogger): AuditLog
   };
 }
 
-export async function closingsOf(store: PendingStore, sessionId: string): Promise<Closings> {
-  const prefix = closingPrefix(sessionId);
+/**
+ * The closings of the session's tool results, one read each in the session's own place in the store (its
+ * slot on a cluster): a scan by prefix would walk every key of every master on Redis.
+ */
+export async function closingsOf(store: PendingStore, sessionId: string, run: RunState | undefined): Promise<Closings> {
+  const ids = (run?.messages ?? []).flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
   const closings: Closings = {};
-  let cursor: string | undefined;
-  do {
-    const page = await store.listState<string>(prefix, { ...(cursor ? { cursor } : {}), limit: 200 });
-    for (const { key, value } of page.entries) closings[key.slice(prefix.length)] = value;
-    cursor = page.cursor;
-  } while (cursor !== undefined);
+  await Promise.all(
+    ids.map(async (id) => {
+      const at = await store.getState<string>(`${closingPrefix(sessionId)}${id}`, { sessionId });
+      if (at) closings[id] = at.value;
+    }),
+  );
   return closings;
 }
 

@@ -254,6 +254,9 @@ test('a master fails over mid-run: 503 store_unavailable while its slot has none
   const view = await (await fetch(`${demo.url}/api/session?sessionId=${sessionId}`)).json();
   assert.equal(view.items.at(-1).text, 'Finished after the failover.');
   assert.equal(view.status, 'idle');
+  // The card's closing time, kept in the session's slot, survived the failover: a reload redraws the receipt with it.
+  const closed = view.items.find((i: { toolCallId?: string }) => i.toolCallId === 'call_failover');
+  assert.ok(closed && !Number.isNaN(Date.parse(closed.at)), `no closing time on ${JSON.stringify(closed)}`);
 
   // A second answer for the same question is refused: it was consumed once, across the failover.
   const again = await postStream(`${demo.url}/api/chat/continue`, answerBody(sessionId, ask.id, ['safe']));
