@@ -214,7 +214,7 @@ export function createAskUserKit<Ctx = unknown, R extends RunHost = RunHost>(opt
     };
   const audit = safeAuditLogger(logger, (e) => onError(e));
   const admitChat = chatAdmission({ authorize: warnedPolicy as () => Authorize<never>, audit, now });
-  const links = linkOptions ? new AnswerLinks(store, linkOptions) : undefined;
+  const links = linkOptions ? new AnswerLinks(store, linkOptions, now) : undefined;
   const answerPages: AnswerLinkPages | undefined =
     links && linkOptions ? { links, widgetScript: linkOptions.widgetScript, locale: linkOptions.locale ?? 'zh-CN' } : undefined;
   const push = webPush === undefined ? undefined : webPush instanceof WebPushNotifier ? webPush : webPushNotifier(webPush);

@@ -28,8 +28,10 @@ const keyOf = (token: string) => `answer-link:${createHash('sha256').update(toke
 export class AnswerLinks {
   readonly #store: PendingStore;
   readonly #base: string;
+  readonly #now: () => number;
 
-  constructor(store: PendingStore, { publicUrl }: AnswerLinksOptions) {
+  /** `now` is the kit's clock: a link's row lives as long as its card by the clock that set the card's expiry. */
+  constructor(store: PendingStore, { publicUrl }: AnswerLinksOptions, now: () => number = Date.now) {
     let url: URL;
     try {
       url = new URL(publicUrl);
@@ -38,6 +40,7 @@ export class AnswerLinks {
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('answerLinks.publicUrl must be an http(s) URL');
     this.#store = store;
+    this.#now = now;
     this.#base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   }
 
@@ -45,7 +48,7 @@ export class AnswerLinks {
   async linkFor(record: Pick<InteractionRecord, 'requestId' | 'sessionId' | 'expiresAt'>): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const target: AnswerLinkTarget = { requestId: record.requestId, sessionId: record.sessionId };
-    await this.#store.putState(keyOf(token), target, { ttlMs: Math.max(0, record.expiresAt - Date.now()) + GRACE_MS });
+    await this.#store.putState(keyOf(token), target, { ttlMs: Math.max(0, record.expiresAt - this.#now()) + GRACE_MS });
     return `${this.#base}/answer/${token}`;
   }
 

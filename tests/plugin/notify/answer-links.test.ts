@@ -25,14 +25,15 @@ describe('one-card answer links (contract §13)', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  async function start(turns: TurnScript[] = [{ toolCalls: [askSingle('call_1')] }, { text: 'thanks' }]) {
-    const store = await openStore('memory');
+  async function start(turns: TurnScript[] = [{ toolCalls: [askSingle('call_1')] }, { text: 'thanks' }], now?: () => number) {
+    const store = await openStore('memory', now ? { now } : {});
     const model = await startScriptedModel({ turns, fallback: { text: 'ok' } });
     const audit = memoryAuditLogger();
     const notified: Notification[] = [];
     const errors: unknown[] = [];
     const kit = createAskUserKit<ParameterizedContext>({
       store,
+      ...(now ? { now } : {}),
       // Only the owner's requests carry the header; a phone opening the link has nothing.
       authorize: (ctx) => ctx.get('x-owner') === 'yes',
       logger: audit,
@@ -102,6 +103,22 @@ describe('one-card answer links (contract §13)', () => {
     // No audit line, log line or error carries the token.
     const trail = JSON.stringify(t.audit.entries) + JSON.stringify(t.errors.map(String));
     assert.ok(!trail.includes(token), 'the token is in no audit line or error');
+  });
+
+  it("keeps a link's row for its card's life and a day after by the kit's clock, not the machine's", async () => {
+    // The kit's clock runs ten days behind the machine's: a row timed by the machine's would outlive its card by a day, not by its life and a day.
+    const start0 = Date.now() - 10 * 24 * 3600_000;
+    let clock = start0;
+    const t = await start(undefined, () => clock);
+    const card = (await t.chat('s-clock', 'go')).find((f) => f.event === 'user_input_required')!.data as { id: string; expiresAt: string };
+    const link = await t.kit.answerLink(card.id);
+    const lifeMs = Date.parse(card.expiresAt) - start0;
+    assert.ok(lifeMs > 60_000 && lifeMs < 12 * 3600_000, `the card lives ${lifeMs} ms by the kit's clock`);
+    // A day after the link was made, the card closed but still within the day after it closed: said so.
+    clock = start0 + 24 * 3600_000 + 30_000;
+    assert.equal((await fetch(t.server.url + t.localPath(link))).status, 410, 'closed, and said so, within the day after');
+    clock = start0 + lifeMs + 24 * 3600_000 + 60_000;
+    assert.equal((await fetch(t.server.url + t.localPath(link))).status, 404, 'forgotten a day after the card closed');
   });
 
   it("another card's token, a closed card's, and a malformed one are refused; a closed card's page says why (410)", async () => {
