@@ -145,7 +145,7 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       // Where the continue's frames go on in the log (§11), kept with the answer for a retry's replay.
       const after = host.streamOf ? await host.streamOf(record).catch(storeError) : undefined;
       const resolution: Resolution = { status, at, answer, ...(retry ? { retry: { ...retry, ...(after ? { after } : {}) } } : {}) };
-      const outcome = await store.claim(record.requestId, resolution).catch(storeError);
+      const outcome = await store.claim(record.requestId, resolution).catch(claimUnconfirmed);
       if (!outcome.ok) {
         if (outcome.reason === 'not_found')
           throw new AskUserError('not_found', 'No interaction has this requestId.', { field: 'requestId' });
@@ -190,6 +190,21 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       throw err;
     }
   };
+}
+
+/**
+ * The store failed during the claim: it may have written it before it stopped answering (a reply lost, a
+ * replica that did not confirm in time), so this 503 does not say nothing was consumed. A retry learns which.
+ */
+function claimUnconfirmed(err: unknown): never {
+  if (isStoreDown(err)) {
+    throw new AskUserError(
+      'store_unavailable',
+      'The interaction store did not confirm the answer, which may or may not be recorded; retry with the same Idempotency-Key: a recorded answer gets its stream (or its receipt, 409, without the key).',
+      { cause: err },
+    );
+  }
+  throw err;
 }
 
 const linkRefused = () => new AskUserError('forbidden', 'This answer link does not open a waiting card.', { field: 'answerToken' });

@@ -300,6 +300,35 @@ describe('POST /api/chat/continue with the store unreachable', () => {
     });
   }
 
+  it('503 when the claim wrote but its reply was lost: the message does not say nothing was consumed, and a retry gets the receipt (409)', async () => {
+    await t.close();
+    let loseReply = false;
+    t = await startApp({
+      wrapStore: (s) =>
+        new Proxy(s, {
+          get(target, p, receiver) {
+            const value = Reflect.get(target, p, receiver) as unknown;
+            if (p !== 'claim' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+            return async (...args: unknown[]) => {
+              const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+              if (loseReply) throw new StoreUnavailableError('claim: the reply was lost');
+              return result;
+            };
+          },
+        }),
+    });
+    const rec = await t.ask('s1');
+    loseReply = true;
+    const r = await errorOf(await t.post(answer('s1', rec.requestId)));
+    assert.deepEqual([r.status, r.code], [503, 'store_unavailable']);
+    assert.doesNotMatch(r.body.error.message, /nothing was consumed/);
+    assert.match(r.body.error.message, /may or may not be recorded/);
+    loseReply = false;
+    assert.equal((await t.store.get(rec.requestId))?.status, 'answered', 'the claim was written');
+    const again = await errorOf(await t.post(answer('s1', rec.requestId)));
+    assert.equal(again.status, 409, 'the retry learns the answer is recorded');
+  });
+
   it('GET pending answers 503 store_unavailable too', async () => {
     failing.add('currentOf');
     const r = await errorOf(await fetch(t.pendingUrl('s1')));
