@@ -66,9 +66,9 @@ step pending-scale 90 node "$BUILD/bench/pending-scale.js" "${SCALE_ARGS[@]}"
 step bundle 60 node "$BUILD/bench/bundle.js"
 # Builds the Markdown chunk with vite and times it in Chromium, so it runs from the sources like bundle-size.ts.
 step markdown 120 node --import tsx bench/markdown-render.ts
-# With PostgreSQL (contract §14) beside memory, SQLite and Redis: about 7 minutes at the default 50,000 open
-# questions on a quiet machine, 10-11 on a loaded one (seeding 3 × 50,000 paused runs is most of it);
-# --quick (BENCH_OPEN=5000, 1 s slices) about 2½.
+# With PostgreSQL and Redis Cluster (contract §14) beside memory, SQLite and Redis: its cost and scale parts
+# took 7½-10 minutes at the default 50,000 open questions at load average 2-15 (seeding 4 × 50,000 paused
+# runs at once is 3-5 of them); --quick (BENCH_OPEN=5000, 1 s slices) about 3.
 step cycle 1200 node "$BUILD/bench/cycle.js"
 # The event log's cost (contract §11): about 3 minutes; --quick (1 s slices, 50 followed runs, a 16 s idle
 # window) about 1½.
