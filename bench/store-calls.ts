@@ -1,20 +1,24 @@
 /**
- * Where a store call's time goes on Redis and on PostgreSQL (not a test, not part of the summary table):
+ * Where a store call's time goes on Redis, PostgreSQL and Redis Cluster (not a test, not part of the summary table):
  * the backends alone, in this process, with no HTTP, model or loop around them. Each "cycle" is five calls
  * on a fresh key, the kinds a question makes: a create (swap on absent), a read, a compare-and-set on the
  * state row's version, one on the raw value, a delete (swap to null); values of about 1 KB shaped like a
- * state row. 10 cycles at a time (`--concurrency`) for a slice, the backends alternated (Redis first, then PostgreSQL first):
- * calls/s, this process's CPU per call (the client library and the plugin's backend code) and the database
- * server's CPU per call (redis-server's INFO cpu; PostgreSQL's postmaster and every backend, from /proc).
+ * state row. 10 cycles at a time (`--concurrency`) for a slice, the backends alternated (in order, then in
+ * reverse): calls/s, this process's CPU per call (the client library and the plugin's backend code) and the
+ * database server's CPU per call (redis-server's INFO cpu; PostgreSQL's postmaster and every backend, from
+ * /proc; the cluster's six nodes' INFO cpu). The cluster's writes wait for one replica, the kit's default.
  * Run: `node bench/results/build/bench/store-calls.js [--seconds 4] [--rounds 2] [--concurrency 10]` after the
  * suite's `tsc` step.
  */
 import { createMemoryBackend, type Backend } from '../plugin/store/index.js';
 import { openRedisBackend } from '../plugin/store/redis-backend.js';
 import { openPostgresBackend } from '../plugin/store/postgres-backend.js';
+import { openRedisClusterBackend } from '../plugin/store/redis-cluster-backend.js';
+import { parseStoreUrl } from '../plugin/store/store-url.js';
 import { STATE_HEAD } from '../plugin/store/backend.js';
 import { redisAvailable, redisCpuSeconds, startRedis } from './lib/redis-server.js';
 import { postgresMissing, startPostgres } from './lib/postgres-server.js';
+import { redisClusterAvailable, startRedisCluster } from './lib/redis-cluster.js';
 
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(name);
@@ -25,13 +29,16 @@ const ROUNDS = arg('--rounds', 2);
 const CONCURRENCY = arg('--concurrency', 10);
 const CALLS_PER_CYCLE = 5;
 
-const why = redisAvailable() ? postgresMissing() : 'redis-server is not installed';
+const why = redisAvailable() && redisClusterAvailable() ? postgresMissing() : 'redis-server or redis-cli is not installed';
 if (why) {
   console.error(`store-calls: ${why}`);
   process.exit(1);
 }
 const redis = await startRedis();
 const postgres = await startPostgres();
+const cluster = await startRedisCluster();
+const clusterTarget = parseStoreUrl(cluster.url);
+if (clusterTarget.kind !== 'redis-cluster') throw new Error(`not a cluster URL: ${cluster.url}`);
 const backends: Record<string, { backend: Backend; serverCpu: () => Promise<number> }> = {
   memory: { backend: createMemoryBackend(), serverCpu: async () => 0 },
   redis: {
@@ -41,6 +48,10 @@ const backends: Record<string, { backend: Backend; serverCpu: () => Promise<numb
   postgres: {
     backend: await openPostgresBackend({ url: postgres.url(), label: 'bench postgres' }, { timeoutMs: 1500 }),
     serverCpu: async () => postgres.cpuSeconds(),
+  },
+  'redis-cluster': {
+    backend: await openRedisClusterBackend(clusterTarget, { timeoutMs: 1500, waitReplicas: 1 }),
+    serverCpu: () => cluster.cpuSeconds(),
   },
 };
 
@@ -94,7 +105,8 @@ for (const name of Object.keys(backends)) {
   totals[name] = { calls: 0, wall: 0, clientUs: 0, serverUs: 0 };
 }
 for (let round = 0; round < ROUNDS; round++) {
-  const order = round % 2 === 0 ? ['memory', 'redis', 'postgres'] : ['postgres', 'redis', 'memory'];
+  const names = Object.keys(backends);
+  const order = round % 2 === 0 ? names : [...names].reverse();
   for (const name of order) {
     const s = await slice(name, SECONDS);
     const t = totals[name]!;
@@ -116,4 +128,5 @@ console.table(table);
 for (const { backend } of Object.values(backends)) await backend.close();
 await redis.stop();
 await postgres.stop();
+await cluster.stop();
 process.exit(0);
