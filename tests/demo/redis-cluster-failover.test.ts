@@ -151,16 +151,7 @@ async function stopDemo(demo: DemoServer): Promise<boolean> {
 
 let cluster: RedisCluster;
 before(async () => {
-  // Started again when a node found its port taken: the ports are picked free, but another process on the
-  // machine may bind one (or its cluster bus port, +10000) before the node does.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      cluster = await startRedisCluster();
-      return;
-    } catch (error) {
-      if (attempt >= 3 || !/Address already in use/.test(String(error))) throw error;
-    }
-  }
+  cluster = await startRedisCluster();
 });
 after(() => cluster?.stop());
 

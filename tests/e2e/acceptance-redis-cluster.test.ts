@@ -13,27 +13,13 @@
  * while the run waits on an unanswered card, before any claim) and no card nears the default 30 minutes.
  * The in-process case keeps its run state in memory, so its sweep lists nothing of the cluster's.
  */
-import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import { startRedisCluster } from '../helpers/redis-cluster.js';
 import { acceptanceOnStore } from './stores/on-store.js';
 
 /** The cluster, named to the demo by all six nodes as a host would name it. */
 async function startCluster() {
-  const cluster = await startClusterRetrying();
+  const cluster = await startRedisCluster();
   return { url: cluster.url, stop: () => cluster.stop() };
-}
-
-/**
- * A new cluster, started again when a node found its port taken: the ports are picked free, but another
- * process on the machine may bind one (or its cluster bus port, +10000) before the node does.
- */
-async function startClusterRetrying(attempts = 3): Promise<RedisCluster> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startRedisCluster();
-    } catch (error) {
-      if (attempt >= attempts || !/Address already in use/.test(String(error))) throw error;
-    }
-  }
 }
 
 await acceptanceOnStore({ kind: 'redis-cluster', label: 'Redis Cluster', start: startCluster });

@@ -63,13 +63,28 @@ process.on('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-export async function startRedisCluster({ persist = false }: RedisClusterOptions = {}): Promise<RedisCluster> {
+/**
+ * Started again (three times at most) when a node found its port taken: the ports are picked free, but
+ * another process on the machine (another test file's cluster) may bind one, or its cluster bus port
+ * (+10000), before the node does.
+ */
+export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (attempt >= 3 || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startOnce({ persist = false }: RedisClusterOptions): Promise<RedisCluster> {
   const dir = await makeTempDir('ask-user-redis-cluster-');
   const ports: number[] = [];
   while (ports.length < 6) {
     const port = await freePort();
     // The cluster bus listens on port + 10000: keep both free and distinct.
-    if (port < 55_000 && !ports.includes(port)) ports.push(port);
+    if (port < 55_000 && !ports.includes(port) && !ports.includes(port + 10_000) && (await isFree(port + 10_000))) ports.push(port);
   }
   const nodes: ClusterNode[] = [];
   const killed = new Set<number>();
@@ -261,6 +276,13 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20
   }
   throw new Error(`redis cluster: timed out waiting until ${what}`);
 }
+
+const isFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
