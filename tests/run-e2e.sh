@@ -16,4 +16,7 @@ if [ ! -f dist/widget/react.js ] || [ ! -f dist/plugin/index.js ] || [ -n "$(fin
   echo "run-e2e: building the package (npm run build) for the Next.js app" >&2
   npm run --silent build >&2
 fi
-exec node --import tsx --import ./tests/helpers/browser-identity.ts --test --test-concurrency=1 --test-timeout=180000 --test-reporter=spec "${files[@]}"
+# Two files at a time: each is a process of its own with its own servers, ports and browser, and most of a
+# case's time is waiting on a page or a server, so two share two cores (one at a time on a quiet machine took
+# 356 s; two at a time beside two busy loops 387 s). E2E_CONCURRENCY=1 runs them one after another.
+exec node --import tsx --import ./tests/helpers/browser-identity.ts --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-timeout=180000 --test-reporter=spec "${files[@]}"
