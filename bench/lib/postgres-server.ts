@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './redis-server.js';
+import { endOnExit } from './end-on-exit.js';
 
 export interface BenchPostgres {
   port: number;
@@ -164,18 +165,7 @@ export async function startPostgres(): Promise<BenchPostgres> {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    destroy();
-    // As the default action would have: the exit code says which signal ended the process.
-    process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
-  };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  process.on('exit', destroy);
-  for (const s of signals) process.on(s, onSignal);
-  const forget = () => {
-    process.off('exit', destroy);
-    for (const s of signals) process.off(s, onSignal);
-  };
+  const forget = endOnExit(destroy);
 
   let admin: pg.Client | undefined;
   try {

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { command, freePort } from './redis-server.js';
+import { endOnExit } from './end-on-exit.js';
 
 const run = promisify(execFile);
 
@@ -113,18 +114,7 @@ export async function startRedisCluster(): Promise<BenchRedisCluster> {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    destroy();
-    // As the default action would have: the exit code says which signal ended the process.
-    process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
-  };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  process.on('exit', destroy);
-  for (const s of signals) process.on(s, onSignal);
-  const forget = () => {
-    process.off('exit', destroy);
-    for (const s of signals) process.off(s, onSignal);
-  };
+  const forget = endOnExit(destroy);
 
   try {
     const launched = ports.map((port) => launch(port, dir));
