@@ -39,7 +39,7 @@ import { leasesLapsed } from './helpers/leases.js';
 import {
   auditLines,
   CRASH_SERVER,
-  exitWithin,
+  repliedBeforeCrash,
   killAll,
   postCollect,
   spawnServer,
@@ -292,16 +292,7 @@ function approvalCrashPoints(kind: 'sqlite' | 'postgres' | 'redis-cluster', RUNS
           decisions: [decision],
           cancelled: false,
         });
-        const [reply, exit] = await Promise.all([
-          request,
-          // A server that outlives its point says why in its reply (e.g. session_busy): show it.
-          exitWithin(proc, 20_000).catch(async (err: Error) => {
-            throw new Error(`${err.message}\nits reply: ${(await request).text}`);
-          }),
-        ]);
-        outputs.push(proc.stdout());
-        assert.equal(exit.signal, 'SIGKILL', `the server died by kill -9, not otherwise:\n${proc.output()}`);
-        assert.match(proc.stdout(), new RegExp(`^CRASH ${run.group.point}$`, 'm'), 'it died at the named point');
+        const reply = await repliedBeforeCrash(proc, request, run.group.point, outputs);
         // Every point comes before the call's result is sent: the page never saw it from this process.
         assert.deepEqual(
           eventsOf(reply.text, 'tool_result').filter((r) => r.toolCallId === run.callId),

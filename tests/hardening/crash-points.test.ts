@@ -30,7 +30,7 @@ import { leasesLapsed } from './helpers/leases.js';
 import {
   auditLines,
   CRASH_SERVER,
-  exitWithin,
+  repliedBeforeCrash,
   killAll,
   postCollect,
   spawnServer,
@@ -135,19 +135,7 @@ function crashPoints(RUNS: number, start: () => Promise<CrashStore>, points: rea
           requestId: undefined as string | undefined,
         }));
         const outputs: string[] = [];
-        const dies = async (proc: ServerProcess, request: Promise<{ text: string }>) => {
-          const [reply, exit] = await Promise.all([
-            request,
-            // A server that outlives its point says why in its reply (e.g. session_busy): show it.
-            exitWithin(proc, 20_000).catch(async (err: Error) => {
-              throw new Error(`${err.message}\nits reply: ${(await request).text}`);
-            }),
-          ]);
-          outputs.push(proc.stdout());
-          assert.equal(exit.signal, 'SIGKILL', `the server died by kill -9, not otherwise:\n${proc.output()}`);
-          assert.match(proc.stdout(), new RegExp(`^CRASH ${point}$`, 'm'), 'it died at the named point');
-          return reply;
-        };
+        const dies = (proc: ServerProcess, request: ReturnType<typeof postCollect>) => repliedBeforeCrash(proc, request, point, outputs);
 
         if (CHAT_PHASE.includes(point)) {
           await waves(

@@ -8,6 +8,7 @@
  * built-in, so nothing native is left out), and started with plain `node` (~0.35 s). The source is the same; without esbuild it falls
  * back to tsx.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -209,4 +210,27 @@ export async function waves<T>(
     const procs = await Promise.all(wave.map(start));
     await Promise.all(wave.map((item, k) => fire(item, procs[k]!)));
   }
+}
+
+/**
+ * The reply to `request`, sent to a server that must die by kill -9 at `point` (the crash server's
+ * CRASH_AT): it did, and said where. A server that outlives its point says why in the error (its reply,
+ * e.g. session_busy). The server's output goes to `outputs`.
+ */
+export async function repliedBeforeCrash(
+  proc: ServerProcess,
+  request: Promise<Collected>,
+  point: string,
+  outputs: string[],
+): Promise<Collected> {
+  const [reply, exit] = await Promise.all([
+    request,
+    exitWithin(proc, 20_000).catch(async (err: Error) => {
+      throw new Error(`${err.message}\nits reply: ${(await request).text}`);
+    }),
+  ]);
+  outputs.push(proc.stdout());
+  assert.equal(exit.signal, 'SIGKILL', `the server died by kill -9, not otherwise:\n${proc.output()}`);
+  assert.match(proc.stdout(), new RegExp(`^CRASH ${point}$`, 'm'), 'it died at the named point');
+  return reply;
 }
