@@ -516,9 +516,9 @@ function timedPost(lines: Map<string, Timeline>): Post {
   return async (url, headers, body, signal) => {
     const line = lines.get(headers['webhook-id'] ?? '');
     if (line) line.postStart = epochMs();
-    const status = await postStatus(url, headers, body, { agent, signal });
+    const reply = await postStatus(url, headers, body, { agent, signal });
     if (line) line.postEnd = epochMs();
-    return status;
+    return reply;
   };
 }
 

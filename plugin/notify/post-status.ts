@@ -1,5 +1,5 @@
 /**
- * One POST of a notifier, answered by its status: the response body is read and dropped. On `node:http(s)`
+ * One POST of a notifier, answered by its status and its `Retry-After`: the response body is read and dropped. On `node:http(s)`
  * with the caller's keep-alive agent, which costs about half the CPU of `fetch` per delivery (bench
  * `notify`): a burst of cards due at once is bound by this process's CPU. The attempt's time limit is one
  * timer cleared with the request, not an abort signal per attempt that lives on for its whole timeout.
@@ -15,7 +15,32 @@ export interface PostOptions {
   timeoutMs?: number;
 }
 
-export function postStatus(url: URL, headers: Record<string, string>, body: string | Buffer, options: PostOptions): Promise<number> {
+/** What a notifier's POST learns: the status, and how long the receiver asked to wait before a retry. */
+export interface PostReply {
+  status: number;
+  /** From `Retry-After` (seconds or an HTTP date), when the receiver sent one. */
+  retryAfterMs?: number;
+}
+
+/** A receiver's `Retry-After` is honoured up to this: a card is not left unannounced for hours on its word. */
+export const RETRY_AFTER_CAP_MS = 5 * 60_000;
+
+/** The wait before the next attempt: the notifier's own, or longer when the receiver asked for longer. */
+export function retryWaitMs(scheduledMs: number, reply: { retryAfterMs?: number } | undefined): number {
+  const asked = reply?.retryAfterMs;
+  return asked === undefined ? scheduledMs : Math.max(scheduledMs, Math.min(asked, RETRY_AFTER_CAP_MS));
+}
+
+/** `Retry-After` as milliseconds from `now`: delay-seconds or an HTTP date; anything else is ignored. */
+export function retryAfterMsOf(header: string | undefined, now: number): number | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export function postStatus(url: URL, headers: Record<string, string>, body: string | Buffer, options: PostOptions): Promise<PostReply> {
   const { agent, signal, timeoutMs } = options;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -23,7 +48,8 @@ export function postStatus(url: URL, headers: Record<string, string>, body: stri
       res.on('error', fail);
       res.on('end', () => {
         clearTimeout(timer);
-        resolve(res.statusCode ?? 0);
+        const retryAfterMs = retryAfterMsOf(res.headers['retry-after'], Date.now());
+        resolve({ status: res.statusCode ?? 0, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
       });
       res.resume();
     });

@@ -4,13 +4,13 @@
  * requestId, the same on every retry), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,` and the
  * base64 HMAC-SHA256 of `id.timestamp.body` under the `whsec_` secret), signed by the `standardwebhooks`
  * library so any receiver's library verifies it. A timeout, a 5xx, a 408 or a 429 is retried after about
- * 1 s, 5 s, 30 s and 2 min (5 attempts in all), never once the card has closed; a 2xx or any other 4xx
- * ends it.
+ * 1 s, 5 s, 30 s and 2 min (5 attempts in all), or after the receiver's `Retry-After` when it asks for
+ * longer (up to 5 min), never once the card has closed; a 2xx or any other 4xx ends it.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { postStatus } from './post-status.js';
+import { postStatus, retryWaitMs, type PostReply } from './post-status.js';
 import type { Notification, Notifier, NotifyContext } from './notifier.js';
 import { abortableSleep } from './abortable-sleep.js';
 
@@ -26,11 +26,11 @@ export interface WebhookNotifierOptions {
   /** Names it among the kit's notifiers. @default 'webhook' */
   name?: string;
   /**
-   * How one POST is made, answered by its status (a bench times it); `signal` aborts it when the kit
-   * closes, and the time limit is its own. @default `node:http(s)` over one keep-alive agent per notifier,
-   * limited to `timeoutMs`
+   * How one POST is made, answered by its status, or by its status and the receiver's `Retry-After` in ms
+   * (a bench times it); `signal` aborts it when the kit closes, and the time limit is its own.
+   * @default `node:http(s)` over one keep-alive agent per notifier, limited to `timeoutMs`
    */
-  post?: (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<number>;
+  post?: (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<number | PostReply>;
   /** For tests: the wait between attempts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -75,20 +75,22 @@ class WebhookNotifier implements Notifier {
 
   async notify(notification: Notification, ctx: NotifyContext): Promise<void> {
     const body = JSON.stringify({ type: WEBHOOK_EVENT_TYPE, timestamp: new Date().toISOString(), data: notification });
+    let last: PostReply | undefined;
     for (let attempt = 0; attempt <= this.#delays.length; attempt++) {
       if (attempt > 0) {
-        await this.#sleep(this.#delays[attempt - 1]!, ctx.signal);
+        await this.#sleep(retryWaitMs(this.#delays[attempt - 1]!, last), ctx.signal);
         if (ctx.signal.aborted || !(await ctx.isOpen())) return;
       }
       const outcome = await this.#send(notification.requestId, body, ctx.signal);
       if (outcome === 'done') return;
+      last = outcome;
       if (ctx.signal.aborted) return;
     }
     throw new Error(`gave up after ${this.#delays.length + 1} attempts`);
   }
 
-  /** One attempt: `done` for a 2xx or a 4xx no retry can fix, `retry` for a timeout, a network error or a retryable status. */
-  async #send(id: string, body: string, closing: AbortSignal): Promise<'done' | 'retry'> {
+  /** One attempt: `done` for a 2xx or a 4xx no retry can fix, else the reply to retry after (none for a timeout or a network error). */
+  async #send(id: string, body: string, closing: AbortSignal): Promise<'done' | PostReply | undefined> {
     const at = new Date();
     // Signed per attempt: a receiver refuses a timestamp too far in the past.
     const headers = {
@@ -99,10 +101,11 @@ class WebhookNotifier implements Notifier {
     };
     try {
       // Redirects are not followed: a 3xx ends it as any status that is not retryable does.
-      const status = await this.#post(this.#url, headers, body, closing);
-      return retryable(status) ? 'retry' : 'done';
+      const posted = await this.#post(this.#url, headers, body, closing);
+      const reply = typeof posted === 'number' ? { status: posted } : posted;
+      return retryable(reply.status) ? reply : 'done';
     } catch {
-      return 'retry';
+      return undefined;
     }
   }
 }

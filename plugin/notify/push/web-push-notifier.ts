@@ -9,7 +9,8 @@
  * life (at most `ttlSeconds`), its `Urgency` high, and its `Topic` one per card, so a retried message
  * replaces one still queued. A 2xx ends it; a 404 or 410 (the browser unsubscribed) forgets that
  * subscription; a timeout, a network error, a 408, a 429 or a 5xx is retried after about 1 s, 5 s, 30 s and
- * 2 min, never once the card has closed; any other 4xx ends it. Every subscription that was not reached
+ * 2 min, or after the push service's `Retry-After` when it asks for longer (up to 5 min), never once the card
+ * has closed; any other 4xx ends it. Every subscription that was not reached
  * is named in the error `notify` throws (by its status, never its endpoint), which the kit logs.
  */
 import { createHash } from 'node:crypto';
@@ -26,7 +27,7 @@ import {
 } from './push-subscriptions.js';
 import { VapidKeys, type VapidDetails, type VapidOptions } from './vapid-keys.js';
 import { abortableSleep } from '../abortable-sleep.js';
-import { postStatus } from '../post-status.js';
+import { postStatus, retryWaitMs, type PostReply } from '../post-status.js';
 
 export interface WebPushNotifierOptions {
   /** The VAPID keys and contact; without keys they are generated once and kept in the store. @default {} */
@@ -76,7 +77,7 @@ const gone = (status: number) => status === 404 || status === 410;
 
 /** How one subscription's delivery ended; `failed` names why, never the endpoint. */
 type Outcome = { kind: 'delivered' } | { kind: 'gone' } | { kind: 'closed' } | { kind: 'failed'; why: string };
-type Attempt = Outcome | { kind: 'retry'; why: string };
+type Attempt = Outcome | { kind: 'retry'; why: string; reply?: PostReply };
 
 export function webPushNotifier(options: WebPushNotifierOptions = {}): WebPushNotifier {
   return new WebPushNotifier(options);
@@ -188,9 +189,10 @@ export class WebPushNotifier implements Notifier {
     }
     const topic = createHash('sha256').update(notification.requestId).digest('base64url').slice(0, 32);
     let last = '';
+    let reply: PostReply | undefined;
     for (let attempt = 0; attempt <= this.#delays.length; attempt++) {
       if (attempt > 0) {
-        await this.#sleep(this.#delays[attempt - 1]!, ctx.signal);
+        await this.#sleep(retryWaitMs(this.#delays[attempt - 1]!, reply), ctx.signal);
         if (ctx.signal.aborted || !(await ctx.isOpen())) return { kind: 'closed' };
       }
       const ttl = Math.min(this.#ttlSeconds, Math.floor((Date.parse(notification.expiresAt) - Date.now()) / 1000));
@@ -198,6 +200,7 @@ export class WebPushNotifier implements Notifier {
       const outcome = await this.#attempt(target.endpoint, body, { vapid, ttl, topic }, ctx.signal);
       if (outcome.kind !== 'retry') return outcome;
       last = outcome.why;
+      reply = outcome.reply;
       if (ctx.signal.aborted) return { kind: 'closed' };
     }
     return { kind: 'failed', why: `gave up after ${this.#delays.length + 1} attempts (last: ${last})` };
@@ -229,11 +232,11 @@ export class WebPushNotifier implements Notifier {
       'Content-Type': 'application/octet-stream',
       'Content-Length': String(body.length),
     };
-    let status: number;
+    let reply: PostReply;
     try {
       // Made on first use: a kit that never pushes opens nothing.
       this.#agent ??= this.guard.agent(this.#agentOptions);
-      status = await postStatus(url, headers, body, {
+      reply = await postStatus(url, headers, body, {
         agent: this.#agent,
         signal: closing,
         timeoutMs: this.#timeoutMs,
@@ -244,9 +247,10 @@ export class WebPushNotifier implements Notifier {
         return { kind: 'failed', why: `endpoint refused (${err.reason})` };
       return { kind: 'retry', why: (err as Error)?.name === 'TimeoutError' ? 'timeout' : 'network error' };
     }
+    const { status } = reply;
     if (status >= 200 && status < 300) return { kind: 'delivered' };
     if (gone(status)) return { kind: 'gone' };
-    if (retryable(status)) return { kind: 'retry', why: `status ${status}` };
+    if (retryable(status)) return { kind: 'retry', why: `status ${status}`, reply };
     return { kind: 'failed', why: `status ${status}` };
   }
 }

@@ -37,8 +37,8 @@ describe('the Web Push notifier (contract §13)', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  async function setup(statuses: number[] = [], options: WebPushNotifierOptions = {}) {
-    const service = await startPushService(statuses);
+  async function setup(statuses: number[] = [], options: WebPushNotifierOptions = {}, retryAfter: string[] = []) {
+    const service = await startPushService(statuses, retryAfter);
     const store = await openStore('memory');
     cleanups.push(
       () => service.close(),
@@ -159,6 +159,18 @@ describe('the Web Push notifier (contract §13)', () => {
     assert.equal(browser.decrypt(a.body), browser.decrypt(b.body), 'the same payload');
     assert.equal(a.headers.topic, b.headers.topic, 'the same topic, so a queued copy is replaced');
     assert.equal((await notifier.subscriptionsOf(store).list('s-retry')).length, 1);
+  });
+
+  it("a 429's or a 503's Retry-After longer than its own delay is waited for", async () => {
+    const { service, store, notifier, ctx } = await setup([429, 503], {}, ['1', '2']);
+    const browser = new TestBrowser();
+    await notifier.subscribe(store, 's-retry-after', browser.subscription(`${service.origin}/push/later`));
+    await notifier.notify(notificationFor('s-retry-after'), ctx());
+    const [first, second, third] = service.received.map((r) => r.at);
+    assert.equal(service.received.length, 3, 'delivered on the third attempt');
+    // Lower bounds only: a busy machine makes the waits longer, never shorter.
+    assert.ok(second! - first! >= 950, `Retry-After: 1 waited ${second! - first!} ms`);
+    assert.ok(third! - second! >= 1950, `Retry-After: 2 waited ${third! - second!} ms`);
   });
 
   it('a 429 and 5xx are retried at most 5 attempts in all; a 400 ends it at once; neither names the endpoint', async () => {

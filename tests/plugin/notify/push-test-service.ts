@@ -78,10 +78,15 @@ export interface PushRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** When it arrived (ms). */
+  at: number;
 }
 
-/** A push service on 127.0.0.1 that answers each message with the next of `statuses` (then 201); 0 never answers. */
-export async function startPushService(statuses: number[] = []) {
+/**
+ * A push service on 127.0.0.1 that answers each message with the next of `statuses` (then 201), and a
+ * `Retry-After` with the next of `retryAfter`; 0 never answers.
+ */
+export async function startPushService(statuses: number[] = [], retryAfter: string[] = []) {
   const tls = selfSignedCertificate();
   const received: PushRequest[] = [];
   const waiters: Array<() => void> = [];
@@ -89,10 +94,12 @@ export async function startPushService(statuses: number[] = []) {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), at: Date.now() });
       const status = statuses.shift() ?? 201;
+      const wait = retryAfter.shift();
       if (status !== 0) {
         res.statusCode = status;
+        if (wait !== undefined) res.setHeader('retry-after', wait);
         res.end();
       }
       waiters.splice(0).forEach((w) => w());

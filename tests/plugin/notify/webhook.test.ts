@@ -27,16 +27,18 @@ interface Delivery {
   body: string;
 }
 
-/** A receiver that answers each delivery with the next status of `statuses` (then 200). */
-async function receiver(statuses: number[] = []) {
-  const deliveries: Delivery[] = [];
+/** A receiver that answers each delivery with the next status of `statuses` (then 200), and `Retry-After` with the next of `retryAfter`. */
+async function receiver(statuses: number[] = [], retryAfter: string[] = []) {
+  const deliveries: Array<Delivery & { at: number }> = [];
   const waiters: Array<() => void> = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      deliveries.push({ headers: req.headers, body });
+      deliveries.push({ headers: req.headers, body, at: Date.now() });
       res.statusCode = statuses.shift() ?? 200;
+      const wait = retryAfter.shift();
+      if (wait !== undefined) res.setHeader('retry-after', wait);
       res.end();
       waiters.splice(0).forEach((w) => w());
     });
@@ -92,7 +94,7 @@ describe('the Standard Webhooks notifier (contract §13)', () => {
     await hook.count(1);
     await pause(400);
     assert.equal(hook.deliveries.length, 1, 'exactly one delivery');
-    const [{ headers, body }] = hook.deliveries as [Delivery];
+    const [{ headers, body }] = hook.deliveries as [Delivery & { at: number }];
     assert.equal(headers['webhook-id'], record.requestId);
     assert.equal(headers['content-type'], 'application/json');
     const payload = JSON.parse(body);
@@ -134,6 +136,22 @@ describe('the Standard Webhooks notifier (contract §13)', () => {
     assert.equal(hook.deliveries.length, 4);
     assert.deepEqual(new Set(hook.deliveries.map((d) => d.headers['webhook-id'])), new Set([record.requestId]));
     for (const d of hook.deliveries) new Webhook(SECRET).verify(d.body, d.headers as Record<string, string>);
+  });
+
+  it("waits as long as a 429's or a 503's Retry-After asks (seconds or an HTTP date) when that is longer than its own delay", async () => {
+    const inTwoSeconds = new Date(Date.now() + 2_500).toUTCString();
+    const hook = await receiver([429, 503, 500], ['1', inTwoSeconds, '0']);
+    cleanups.push(() => hook.close());
+    const kit = await kitWith(hook, { notifyAfterMs: 0, retryDelaysMs: [50, 50, 50, 50] });
+    await kit.ask(FORM, { sessionId: 'w-retry-after', toolCallId: 'call_ra' });
+    await hook.count(4, 20_000);
+    const [first, second, third, fourth] = hook.deliveries.map((d) => d.at);
+    // Lower bounds only: a busy machine makes the waits longer, never shorter.
+    assert.ok(second! - first! >= 950, `Retry-After: 1 waited ${second! - first!} ms`);
+    // An HTTP date has a resolution of one second: at least what was left of it after that second.
+    assert.ok(third! >= Date.parse(inTwoSeconds), `Retry-After as a date waited until ${new Date(third!).toISOString()}`);
+    // A shorter Retry-After than the notifier's own delay keeps its own (here 50 ms, and 0 asked).
+    assert.ok(fourth! - third! >= 45, `Retry-After: 0 waited ${fourth! - third!} ms`);
   });
 
   it('a 400 ends it after one attempt; five failing attempts are the most', async () => {
