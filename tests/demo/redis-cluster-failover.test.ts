@@ -10,13 +10,14 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createParser } from 'eventsource-parser';
 import { sessionSlotTag } from '../../plugin/store/session-slot.js';
 import { startDemoServer, type DemoServer } from '../helpers/demo-server.js';
+import { freePort, isFree } from '../helpers/free-port.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import { spawnRedisServer } from '../helpers/redis-server.js';
 import { startScriptedModel } from '../helpers/scripted-model.js';
 import { makeTempDir, type TempDir } from '../helpers/temp-dir.js';
 import { askSingle } from './harness.js';
@@ -59,37 +60,22 @@ async function probe(url: string): Promise<{ status: number; code?: string; ms: 
   return { status: res.status, ...(body?.error?.code ? { code: body.error.code } : {}), ms: Date.now() - started };
 }
 
-/** Nodes this file started itself, killed when the process ends however it ends. */
-const started = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of started) child.kill('SIGKILL');
-});
-
 /** A new node on a free loopback port whose cluster bus port (+10000) is free too, in a dir of its own. */
 async function startNode(): Promise<{ port: number; child: ChildProcess; dir: TempDir }> {
   const dir = await makeTempDir('ask-user-cluster-replica-');
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     if (port >= 55_000 || !(await isFree(port + 10_000))) continue;
-    const child = spawn(
-      'redis-server',
-      [
-        ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir.path, '--cluster-enabled', 'yes'],
-        ...['--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000', '--save', '', '--appendonly', 'no'],
-      ],
-      { stdio: 'ignore' },
-    );
-    started.add(child);
-    child.once('error', () => undefined);
-    child.once('exit', () => started.delete(child));
-    const end = Date.now() + 10_000;
-    while (child.exitCode === null && Date.now() < end) {
-      if ((await cli(port, 'PING').catch(() => '')) === 'PONG') return { port, child, dir };
-      await sleep(50);
+    const args = [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir.path, '--cluster-enabled', 'yes'],
+      ...['--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000', '--save', '', '--appendonly', 'no'],
+    ];
+    try {
+      return { port, child: await spawnRedisServer(port, args, 'redis-server (new cluster node)'), dir };
+    } catch (error) {
+      // Another process took the port meanwhile: try another one.
+      if (attempt >= 3 || !/Address already in use/.test(String(error))) throw error;
     }
-    child.kill('SIGKILL');
-    // Another process took the port meanwhile: try another one.
-    if (attempt >= 3) throw new Error(`no new cluster node started (last on port ${port})`);
   }
 }
 
@@ -119,27 +105,6 @@ async function addReplica(cluster: RedisCluster, master: number): Promise<{ port
     throw error;
   }
 }
-
-const cli = async (port: number, ...args: string[]) =>
-  (await execFileAsync('redis-cli', ['-p', String(port), ...args], { timeout: 5_000 })).stdout.trim();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const isFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 
 /** SIGTERM, or SIGKILL when the process is still there after a while (it then failed to exit by itself). */
 async function stopDemo(demo: DemoServer): Promise<boolean> {

@@ -12,10 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model.js';
 import { TEST_BROWSER_COOKIE } from '../helpers/browser-identity.js';
+import { freePort } from '../helpers/free-port.js';
 import { HOST_TOOL, readmeNextAsConsumer, releaseModelTurn } from '../package/consumer-files.js';
 import { launchChromium, type LaunchedBrowser } from './helpers/browser.js';
 
@@ -67,16 +67,6 @@ const LAYOUT_TSX = `export default function RootLayout({ children }: { children:
   );
 }
 `;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
 
 interface Spawned {
   child: ChildProcess;

@@ -4,10 +4,11 @@
  * each. Helpers find a key's master, kill it like a crash and wait until its replica took over, freeze or
  * kill the whole cluster and bring it back on the same ports and dirs, and stop everything.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { freePort, isFree } from './free-port.js';
+import { spawnRedisServer } from './redis-server.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
 
 const run = promisify(execFile);
@@ -57,11 +58,6 @@ export interface RedisCluster {
   /** Kills every node and removes the temp dir. */
   stop(): Promise<void>;
 }
-
-const live = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
 
 /**
  * Started again (three times at most) when a node found its port taken: the ports are picked free, but
@@ -234,38 +230,7 @@ async function launch(port: number, { dir, persist }: { dir: TempDir; persist: b
     '',
     ...(persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
   ];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`redis-server (cluster node) did not become ready on port ${port} within 10 s; output:\n${output}`));
-    }, 10_000);
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve();
-    };
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      done(
-        error.code === 'ENOENT' ? new Error('redis-server is not on PATH; install it (Debian: apt-get install -y redis-server)') : error,
-      );
-    });
-    child.once('exit', (code, signal) => done(new Error(`redis-server exited early (${signal ?? code}); output:\n${output}`)));
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) done();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-  });
-  child.removeAllListeners('exit');
-  child.once('exit', () => live.delete(child));
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return child;
+  return spawnRedisServer(port, args, 'redis-server (cluster node)');
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
@@ -275,23 +240,4 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`redis cluster: timed out waiting until ${what}`);
-}
-
-const isFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -4,7 +4,7 @@
  * port. Nothing is persisted unless `persist` asks for an fsync'd append-only file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { makeTempDir, type TempDir } from './temp-dir.js';
 
 export interface RedisServerOptions {
@@ -66,6 +66,15 @@ export async function startRedisServer({ persist = false }: RedisServerOptions =
 async function launch(port: number, dir: TempDir, persist: boolean): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir.path, '--save', ''];
   args.push(...(persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
+  return spawnRedisServer(port, args, 'redis-server');
+}
+
+/**
+ * Starts `redis-server <args>` (listening on `port`) and resolves once it is ready to accept connections;
+ * rejects with its output if it exits first or is not ready within 10 s, and names the package when it
+ * is not installed. The process is killed when this process exits. `what` names it in errors.
+ */
+export async function spawnRedisServer(port: number, args: string[], what: string): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   child.once('exit', () => live.delete(child));
@@ -73,7 +82,7 @@ async function launch(port: number, dir: TempDir, persist: boolean): Promise<Chi
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`redis-server did not become ready on port ${port} within 10 s; output:\n${output}`));
+      reject(new Error(`${what} did not become ready on port ${port} within 10 s; output:\n${output}`));
     }, 10_000);
     const done = (error?: Error) => {
       clearTimeout(timer);
@@ -101,16 +110,4 @@ async function launch(port: number, dir: TempDir, persist: boolean): Promise<Chi
   child.stdout?.resume();
   child.stderr?.resume();
   return child;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
