@@ -74,17 +74,8 @@ export async function openRedisBackend(target: { url: string; label: string }, {
 
   /** Server clock minus ours, in ms; undefined until measured (then writes go without a deadline). */
   let offsetMs: number | undefined;
-  // The estimate is off by at most half the round trip it was measured with, so keep the fastest of a few.
   const calibrate = async () => {
-    let best: { rtt: number; offset: number } | undefined;
-    for (let sample = 0; sample < 3; sample++) {
-      const before = Date.now();
-      const reply = (await client.sendCommand(['TIME'])) as unknown as [string, string];
-      const after = Date.now();
-      const offset = Number(reply[0]) * 1000 + Number(reply[1]) / 1000 - (before + after) / 2;
-      if (best === undefined || after - before < best.rtt) best = { rtt: after - before, offset };
-    }
-    offsetMs = best?.offset;
+    offsetMs = await clockOffsetOf(client);
   };
   client.on('ready', () => {
     everReady = true;
@@ -149,3 +140,19 @@ export function swapArguments({ expect, next, ttlMs, deadline }: SwapRequest, of
 
 /** A prefix taken literally in a SCAN pattern. */
 export const globEscape = (prefix: string): string => prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+
+/**
+ * The server's clock minus ours, in ms, by `TIME`. The estimate is off by at most half the round trip it
+ * was measured with, so the fastest of a few is kept.
+ */
+export async function clockOffsetOf(client: { sendCommand(args: string[]): Promise<unknown> }): Promise<number> {
+  let best = { rtt: Infinity, offset: 0 };
+  for (let sample = 0; sample < 3; sample++) {
+    const before = Date.now();
+    const reply = (await client.sendCommand(['TIME'])) as [string, string];
+    const after = Date.now();
+    const offset = Number(reply[0]) * 1000 + Number(reply[1]) / 1000 - (before + after) / 2;
+    if (after - before < best.rtt) best = { rtt: after - before, offset };
+  }
+  return best.offset;
+}

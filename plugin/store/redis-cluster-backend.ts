@@ -12,7 +12,7 @@
  */
 import { createCluster, type RedisClientType } from '@keyv/redis';
 import type { Backend, ScanPage, SwapRequest } from './backend.js';
-import { globEscape, SWAP, swapArguments } from './redis-backend.js';
+import { clockOffsetOf, globEscape, SWAP, swapArguments } from './redis-backend.js';
 import { clusterLogConnection, type RedisClusterConnection } from './redis-cluster-log.js';
 import { RedisLog, type LuaScript, type ScriptOptions } from './redis-log.js';
 import { withinBudget } from './store-errors.js';
@@ -66,15 +66,7 @@ export async function openRedisClusterBackend(
   /** Server clock minus ours, per node address, in ms (see redis-backend.ts); a node not yet measured writes without a deadline. */
   const offsets = new Map<string, number>();
   const calibrate = async (client: NodeClient) => {
-    let best: { rtt: number; offset: number } | undefined;
-    for (let sample = 0; sample < 3; sample++) {
-      const before = Date.now();
-      const reply = (await client.sendCommand(['TIME'])) as unknown as [string, string];
-      const after = Date.now();
-      const offset = Number(reply[0]) * 1000 + Number(reply[1]) / 1000 - (before + after) / 2;
-      if (best === undefined || after - before < best.rtt) best = { rtt: after - before, offset };
-    }
-    if (best) offsets.set(addressOf(client), best.offset);
+    offsets.set(addressOf(client), await clockOffsetOf(client));
   };
 
   try {
