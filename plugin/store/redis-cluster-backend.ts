@@ -57,7 +57,7 @@ export async function openRedisClusterBackend(
   rediscovery.onChange(() => {
     for (const master of cluster.masters) {
       cluster.nodeClient(master).then(
-        (client) => replicaCounts.read(addressOf(client as NodeClient), client as NodeClient),
+        (client) => replicaCounts.read(client as NodeClient),
         () => undefined,
       );
     }
@@ -124,12 +124,11 @@ export async function openRedisClusterBackend(
    * a failed node is never promoted, so a write every live replica holds survives any failover there can be.
    */
   async function confirmed(client: NodeClient, waitMs: number): Promise<void> {
-    const address = addressOf(client);
-    const needed = replicaCounts.needed(address, client);
+    const needed = replicaCounts.needed(client);
     if (needed === 0) return;
     const acks = Number(await client.sendCommand(['WAIT', String(needed), String(Math.ceil(waitMs))]));
     if (acks < needed) {
-      replicaCounts.read(address, client);
+      replicaCounts.read(client);
       throw new StoreUnavailableError(
         `${target.label}: the write reached ${acks} of ${needed} replica(s) in time, so it may not survive a failover; retry (the write is found, not repeated)`,
       );
@@ -292,16 +291,17 @@ class ReplicaCounts {
     this.#wanted = wanted;
   }
 
-  /** Replicas a write on the master at `address` waits for: the wanted count, or all it has when it has fewer. */
-  needed(address: string, client: NodeClient): number {
-    const entry = this.#counts.get(address);
+  /** Replicas a write on the master behind `client` waits for: the wanted count, or all it has when it has fewer. */
+  needed(client: NodeClient): number {
+    const entry = this.#counts.get(addressOf(client));
     if (entry === undefined) return this.#wanted;
-    if (entry.replicas < this.#wanted && Date.now() - entry.at >= SHORT_COUNT_READ_EVERY_MS) this.read(address, client);
+    if (entry.replicas < this.#wanted && Date.now() - entry.at >= SHORT_COUNT_READ_EVERY_MS) this.read(client);
     return Math.min(this.#wanted, entry.replicas);
   }
 
   /** Reads the count in the background; the writes meanwhile go by the last one. */
-  read(address: string, client: NodeClient): void {
+  read(client: NodeClient): void {
+    const address = addressOf(client);
     if (this.#reading.has(address)) return;
     this.#reading.add(address);
     liveReplicasOf(client)
