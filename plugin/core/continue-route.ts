@@ -21,7 +21,16 @@ import { checkDecisions, type ApprovalDecision } from '../contract/approval.js';
 import { interactionResolvedOf } from './coordinator.js';
 import { AskUserError } from './errors.js';
 import { crossSiteError } from './same-origin.js';
-import { auditContext, closedError, expiredError, isStoreDown, safeAnswerMessage, storeError, type AuditContext } from './route-errors.js';
+import {
+  auditContext,
+  claimUnconfirmed,
+  closedError,
+  expiredError,
+  isStoreDown,
+  safeAnswerMessage,
+  storeError,
+  type AuditContext,
+} from './route-errors.js';
 import { bodyError, type RouteShared } from './route-shared.js';
 import type { RouteIo, RouteRequest, RouteResult, RoutesDeps } from './route-types.js';
 import { isPastExpiry, type InteractionRecord, type Resolution } from '../store/types.js';
@@ -190,21 +199,6 @@ export function continueRoute(deps: RoutesDeps, { refusal, checkAuthorized, coll
       throw err;
     }
   };
-}
-
-/**
- * The store failed during the claim: it may have written it before it stopped answering (a reply lost, a
- * replica that did not confirm in time), so this 503 does not say nothing was consumed. A retry learns which.
- */
-function claimUnconfirmed(err: unknown): never {
-  if (isStoreDown(err)) {
-    throw new AskUserError(
-      'store_unavailable',
-      'The interaction store did not confirm the answer, which may or may not be recorded; retry with the same Idempotency-Key: a recorded answer gets its stream (or its receipt, 409, without the key).',
-      { cause: err },
-    );
-  }
-  throw err;
 }
 
 const linkRefused = () => new AskUserError('forbidden', 'This answer link does not open a waiting card.', { field: 'answerToken' });

@@ -15,15 +15,24 @@ export function receiptOf(record: InteractionRecord): Receipt {
 export const isStoreDown = (err: unknown) =>
   err instanceof StoreUnavailableError || (err as { code?: unknown } | null)?.code === 'store_unavailable';
 
-/** Anything the store threw that means "unreachable" becomes the contract's 503. */
-export function storeError(err: unknown): never {
-  if (isStoreDown(err)) {
-    throw new AskUserError('store_unavailable', 'The interaction store is unreachable; nothing was consumed, retry shortly.', {
-      cause: err,
-    });
-  }
-  throw err;
-}
+/** A `.catch` that turns anything the store threw that means "unreachable" into the contract's 503, saying `message`. */
+const storeDownAs =
+  (message: string) =>
+  (err: unknown): never => {
+    if (isStoreDown(err)) throw new AskUserError('store_unavailable', message, { cause: err });
+    throw err;
+  };
+
+/** The store is unreachable before anything was written. */
+export const storeError = storeDownAs('The interaction store is unreachable; nothing was consumed, retry shortly.');
+
+/**
+ * The store failed during the claim: it may have written it before it stopped answering (a reply lost, a
+ * replica that did not confirm in time), so this 503 does not say nothing was consumed. A retry learns which.
+ */
+export const claimUnconfirmed = storeDownAs(
+  'The interaction store did not confirm the answer, which may or may not be recorded; retry with the same Idempotency-Key: a recorded answer gets its stream (or its receipt, 409, without the key).',
+);
 
 /**
  * The rules' messages for these two quote the offending selection; a selection is client input that
